@@ -1,0 +1,1 @@
+//! Loom and shuttle tests of the threaded runtime (to come).

@@ -1,0 +1,1 @@
+//! The stateright model and the `model` command (to come).

@@ -1,0 +1,147 @@
+//! The running example: trading houses passing jars of oil.
+//!
+//! Each house's state is its stock of jars (and how many it has sold to its port town, an
+//! internal step that takes jars out of the trade); a message is a cart of jars on its way to a
+//! neighbour. Without theft or sales, the jars recorded in houses plus the jars recorded in
+//! transit must equal the ledger's total.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::core::Application;
+use crate::runtime::{Outbox, Service};
+use crate::snapshot::Tokens;
+use crate::topology::ProcessId;
+
+/// A house: jars in stock, and jars sold to its port town so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Bank {
+    /// Jars in stock.
+    pub jars: u32,
+    /// Jars sold to the port town (gone from the trade).
+    pub sold: u32,
+}
+
+/// A cart carrying this many jars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Jars(pub u32);
+
+/// A house asked to do something it cannot.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum BankError {
+    /// Not enough jars in stock.
+    #[error("not enough jars: {have} in stock, {want} asked")]
+    NotEnoughJars {
+        /// In stock.
+        have: u32,
+        /// Asked for.
+        want: u32,
+    },
+    /// A cart of zero jars.
+    #[error("a transfer must carry at least one jar")]
+    Empty,
+    /// The destination is not a neighbour.
+    #[error("{to} is not a neighbour")]
+    NotANeighbour {
+        /// The destination asked for.
+        to: ProcessId,
+    },
+}
+
+impl Bank {
+    /// A house with `jars` in stock.
+    pub fn new(jars: u32) -> Self {
+        Bank { jars, sold: 0 }
+    }
+
+    /// Loads a cart of `amount` jars (the send's local effect).
+    pub fn withdraw(&mut self, amount: u32) -> Result<Jars, BankError> {
+        if amount == 0 {
+            return Err(BankError::Empty);
+        }
+        if amount > self.jars {
+            return Err(BankError::NotEnoughJars { have: self.jars, want: amount });
+        }
+        self.jars -= amount;
+        Ok(Jars(amount))
+    }
+
+    /// Sells `amount` jars to the port town: an internal step, no message.
+    pub fn sell(&mut self, amount: u32) -> Result<(), BankError> {
+        self.withdraw(amount)?;
+        self.sold += amount;
+        Ok(())
+    }
+}
+
+impl Application for Bank {
+    type Msg = Jars;
+
+    fn on_message(&mut self, _from: ProcessId, msg: &Jars) {
+        self.jars = self.jars.saturating_add(msg.0);
+    }
+}
+
+impl Tokens for Bank {
+    fn tokens(&self) -> u64 {
+        u64::from(self.jars)
+    }
+}
+
+impl Tokens for Jars {
+    fn tokens(&self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
+/// A command to a house in the threaded runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BankCommand {
+    /// Send a cart of `amount` jars to neighbour `to`.
+    Transfer {
+        /// The neighbour.
+        to: ProcessId,
+        /// Jars in the cart.
+        amount: u32,
+    },
+    /// Sell `amount` jars to the port town.
+    Sell {
+        /// Jars sold.
+        amount: u32,
+    },
+}
+
+impl Service for Bank {
+    type Command = BankCommand;
+    type Rejection = BankError;
+
+    fn on_command(&mut self, cmd: BankCommand, out: &mut Outbox<'_, Jars>) -> Result<(), BankError> {
+        match cmd {
+            BankCommand::Transfer { to, amount } => {
+                if !out.is_neighbour(to) {
+                    return Err(BankError::NotANeighbour { to });
+                }
+                let cart = self.withdraw(amount)?;
+                out.send(to, cart).map_err(|_| BankError::NotANeighbour { to })
+            }
+            BankCommand::Sell { amount } => self.sell(amount),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn withdraw_and_sell() {
+        let mut b = Bank::new(3);
+        assert_eq!(b.withdraw(2), Ok(Jars(2)));
+        assert_eq!(b.withdraw(2), Err(BankError::NotEnoughJars { have: 1, want: 2 }));
+        assert_eq!(b.withdraw(0), Err(BankError::Empty));
+        b.sell(1).unwrap();
+        assert_eq!(b, Bank { jars: 0, sold: 1 });
+        b.on_message(ProcessId(1), &Jars(4));
+        assert_eq!(b.jars, 4);
+    }
+}

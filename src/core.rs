@@ -1,0 +1,662 @@
+//! The marker rules as a pure state machine: no threads, no channels, no clocks.
+//!
+//! A [`Process`] holds one process's application state and its part of every snapshot in
+//! flight. Drivers (the model, the threaded runtime, the simulator) feed it events — an
+//! application send, a message arriving on an incoming channel, the start of a snapshot — and
+//! carry out the [`Effect`]s it returns, in order.
+//!
+//! The sending rule is enforced here: recording and sending the markers happen in the same call,
+//! and effects are ordered, so no application message can leave on a channel between a
+//! process's recording and that snapshot's marker.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use thiserror::Error;
+
+use crate::snapshot::LocalSnapshot;
+use crate::topology::{ChannelId, ProcessId, Topology};
+use crate::variant::Variant;
+
+/// Identifies one snapshot; several may be in flight at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SnapshotId(pub u32);
+
+impl std::fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// What travels on a channel: an application message or a marker.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Message<M> {
+    /// An application message.
+    App(M),
+    /// The marker of a snapshot.
+    Marker(SnapshotId),
+}
+
+/// The application running at each process: its state is what a snapshot records.
+pub trait Application: Clone + Eq + Hash + Debug {
+    /// Application messages.
+    type Msg: Clone + Eq + Hash + Debug;
+
+    /// Applies the receipt of `msg`, sent by `from`.
+    fn on_message(&mut self, from: ProcessId, msg: &Self::Msg);
+}
+
+/// What the driver must do after a step, in this order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect<M> {
+    /// Put `message` at the tail of `channel`.
+    Send {
+        /// An outgoing channel of this process.
+        channel: ChannelId,
+        /// The message or marker.
+        message: Message<M>,
+    },
+    /// This process recorded its local state for `snapshot`.
+    Recorded {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// True when the recording was an initiation rather than a marker's receipt.
+        initiated: bool,
+    },
+    /// The record of `channel` for `snapshot` is closed.
+    Closed {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The incoming channel.
+        channel: ChannelId,
+    },
+    /// This process's part of `snapshot` is complete: fetch it with
+    /// [`Process::take_local_snapshot`] or read it with [`Process::slot`].
+    Completed {
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+}
+
+/// A step the core refuses. The process state is unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CoreError {
+    /// A message arrived on a channel that is not incoming at this process.
+    #[error("process {process}: channel {} is not an incoming channel", channel.0)]
+    NotIncoming {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// An application send on a channel that is not outgoing at this process.
+    #[error("process {process}: channel {} is not an outgoing channel", channel.0)]
+    NotOutgoing {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A marker or initiation for a snapshot this process has already completed.
+    #[error("process {process}: snapshot {snapshot} is already complete here")]
+    SnapshotCompleted {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// A second marker for the same snapshot on the same channel.
+    #[error("process {process}: second marker of snapshot {snapshot} on channel {}", channel.0)]
+    DuplicateMarker {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// An initiation at a process that has already recorded for this snapshot (a second
+    /// initiation, or one after a marker of the same id arrived).
+    #[error("process {process}: snapshot {snapshot} is already recorded here")]
+    AlreadyRecorded {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// A query for a snapshot this process does not hold.
+    #[error("process {process}: unknown snapshot {snapshot}")]
+    UnknownSnapshot {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// A local snapshot was taken before it was complete.
+    #[error("process {process}: snapshot {snapshot} is not complete yet")]
+    Incomplete {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+}
+
+/// The record of one incoming channel for one snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ChannelRecord<M> {
+    /// The marker of this snapshot has arrived on the channel.
+    pub marker: bool,
+    /// Messages recorded so far, in arrival order.
+    pub messages: SmallVec<[M; 2]>,
+}
+
+/// One process's part of one snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Slot<A: Application> {
+    /// The snapshot.
+    pub id: SnapshotId,
+    /// The recorded local state; `None` only while the `late-record` fault holds it back.
+    pub state: Option<A>,
+    /// One record per incoming channel, in [`Topology::incoming`] order.
+    pub records: SmallVec<[ChannelRecord<A::Msg>; 3]>,
+}
+
+impl<A: Application> Slot<A> {
+    /// The local state is recorded and every channel record is closed.
+    pub fn is_complete(&self) -> bool {
+        self.state.is_some() && self.records.iter().all(|r| r.marker)
+    }
+
+    /// Whether messages arriving on incoming channel number `i` are being recorded.
+    fn records_on(&self, i: usize, variant: Variant) -> bool {
+        self.state.is_some()
+            && !self.is_complete()
+            && (!self.records[i].marker || variant == Variant::KeepRecordingAfterMarker)
+            && variant != Variant::NoChannelRecording
+    }
+}
+
+/// Ids of snapshots completed and taken, as sorted disjoint half-open ranges (compact when
+/// snapshots complete in order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct IdSet(SmallVec<[(u32, u32); 1]>);
+
+impl IdSet {
+    fn contains(&self, id: u32) -> bool {
+        self.0.iter().any(|&(a, b)| a <= id && id < b)
+    }
+
+    fn insert(&mut self, id: u32) {
+        if self.contains(id) {
+            return;
+        }
+        let pos = self.0.iter().position(|&(a, _)| a > id).unwrap_or(self.0.len());
+        self.0.insert(pos, (id, id.saturating_add(1)));
+        // Merge with neighbours.
+        let mut i = pos.saturating_sub(1);
+        while i + 1 < self.0.len() {
+            if self.0[i].1 >= self.0[i + 1].0 {
+                self.0[i].1 = self.0[i].1.max(self.0[i + 1].1);
+                self.0.remove(i + 1);
+            } else if i > pos {
+                break;
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// One process: its application and its part of every snapshot it has seen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Process<A: Application> {
+    id: ProcessId,
+    variant: Variant,
+    app: A,
+    slots: SmallVec<[Slot<A>; 1]>,
+    taken: IdSet,
+    /// `send-before-marker` only: snapshots whose markers wait for the next application send.
+    held: SmallVec<[SnapshotId; 1]>,
+}
+
+impl<A: Application> Process<A> {
+    /// A process running the correct algorithm.
+    pub fn new(id: ProcessId, app: A) -> Self {
+        Self::with_variant(id, app, Variant::None)
+    }
+
+    /// A process running a fault variant (channel faults leave the core unchanged).
+    pub fn with_variant(id: ProcessId, app: A, variant: Variant) -> Self {
+        Process { id, variant, app, slots: SmallVec::new(), taken: IdSet::default(), held: SmallVec::new() }
+    }
+
+    /// This process's id.
+    pub fn id(&self) -> ProcessId {
+        self.id
+    }
+
+    /// The fault variant it runs.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The application.
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// The application, for local steps (a send's own state change happens here, before
+    /// [`Process::send`]).
+    pub fn app_mut(&mut self) -> &mut A {
+        &mut self.app
+    }
+
+    /// Snapshots held here: in flight, or complete and not yet taken.
+    pub fn slots(&self) -> &[Slot<A>] {
+        &self.slots
+    }
+
+    /// This process's part of `snapshot`, if it holds one.
+    pub fn slot(&self, snapshot: SnapshotId) -> Option<&Slot<A>> {
+        self.slots.iter().find(|s| s.id == snapshot)
+    }
+
+    /// Whether this process has recorded its state for `snapshot` (taken snapshots count).
+    pub fn has_recorded(&self, snapshot: SnapshotId) -> bool {
+        self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(|s| s.state.is_some())
+    }
+
+    /// Whether this process's part of `snapshot` is complete (taken snapshots count).
+    pub fn is_complete(&self, snapshot: SnapshotId) -> bool {
+        self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(Slot::is_complete)
+    }
+
+    fn incoming_index(&self, topology: &Topology, channel: ChannelId) -> Result<usize, CoreError> {
+        topology
+            .incoming(self.id)
+            .iter()
+            .position(|&c| c == channel)
+            .ok_or(CoreError::NotIncoming { process: self.id, channel })
+    }
+
+    fn slot_index(&self, snapshot: SnapshotId) -> Option<usize> {
+        self.slots.iter().position(|s| s.id == snapshot)
+    }
+
+    /// An application send of `msg` on `channel`. Apply the send's effect on the application
+    /// state (e.g. a debit) with [`Process::app_mut`] first.
+    pub fn send(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        msg: A::Msg,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        if !topology.outgoing(self.id).contains(&channel) {
+            return Err(CoreError::NotOutgoing { process: self.id, channel });
+        }
+        out.push(Effect::Send { channel, message: Message::App(msg) });
+        // send-before-marker: the held markers leave only now, behind the message.
+        for snapshot in std::mem::take(&mut self.held) {
+            self.send_markers(topology, snapshot, out);
+        }
+        Ok(())
+    }
+
+    /// Starts `snapshot` here: records the local state and sends the markers.
+    pub fn initiate(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        if self.taken.contains(snapshot.0) {
+            return Err(CoreError::SnapshotCompleted { process: self.id, snapshot });
+        }
+        match self.slot_index(snapshot) {
+            Some(i) if self.slots[i].state.is_some() => Err(CoreError::AlreadyRecorded { process: self.id, snapshot }),
+            // late-record: a held-back recording happens now.
+            Some(i) => {
+                self.record(topology, i, true, out);
+                Ok(())
+            }
+            None => {
+                let i = self.new_slot(topology, snapshot);
+                self.record(topology, i, true, out);
+                Ok(())
+            }
+        }
+    }
+
+    /// A message (application or marker) arriving on incoming `channel`.
+    pub fn receive(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        message: Message<A::Msg>,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let idx = self.incoming_index(topology, channel)?;
+        // late-record: recordings held back by an earlier marker happen after this message.
+        let pending: SmallVec<[SnapshotId; 1]> = if self.variant == Variant::LateRecord {
+            self.slots.iter().filter(|s| s.state.is_none()).map(|s| s.id).collect()
+        } else {
+            SmallVec::new()
+        };
+        match message {
+            Message::App(msg) => {
+                let from = topology.channel(channel).from;
+                self.app.on_message(from, &msg);
+                let variant = self.variant;
+                for slot in self.slots.iter_mut() {
+                    if slot.records_on(idx, variant) {
+                        slot.records[idx].messages.push(msg.clone());
+                    }
+                }
+            }
+            Message::Marker(snapshot) => self.receive_marker(topology, idx, channel, snapshot, out)?,
+        }
+        for snapshot in pending {
+            if let Some(i) = self.slot_index(snapshot) {
+                if self.slots[i].state.is_none() {
+                    self.record(topology, i, false, out);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn receive_marker(
+        &mut self,
+        topology: &Topology,
+        idx: usize,
+        channel: ChannelId,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let tolerant = self.variant == Variant::CloseAllOnFirstMarker;
+        if self.taken.contains(snapshot.0) {
+            return if tolerant { Ok(()) } else { Err(CoreError::SnapshotCompleted { process: self.id, snapshot }) };
+        }
+        let Some(i) = self.slot_index(snapshot) else {
+            // Receiving rule, first marker: record, this channel's record is empty and closed,
+            // then follow the sending rule.
+            let i = self.new_slot(topology, snapshot);
+            self.slots[i].records[idx].marker = true;
+            out.push(Effect::Closed { snapshot, channel });
+            if self.variant != Variant::LateRecord {
+                self.record(topology, i, false, out);
+            }
+            return Ok(());
+        };
+        let slot = &mut self.slots[i];
+        if slot.records[idx].marker {
+            return if tolerant {
+                Ok(())
+            } else {
+                Err(CoreError::DuplicateMarker { process: self.id, snapshot, channel })
+            };
+        }
+        if slot.state.is_none() {
+            // late-record, still holding back: the record of this channel is empty too.
+            slot.records[idx].marker = true;
+            out.push(Effect::Closed { snapshot, channel });
+            return Ok(());
+        }
+        // Receiving rule, already recorded: close this channel's record.
+        if tolerant {
+            let incoming = topology.incoming(self.id);
+            for (j, record) in slot.records.iter_mut().enumerate() {
+                if !record.marker {
+                    record.marker = true;
+                    out.push(Effect::Closed { snapshot, channel: incoming[j] });
+                }
+            }
+        } else {
+            slot.records[idx].marker = true;
+            out.push(Effect::Closed { snapshot, channel });
+        }
+        if slot.is_complete() {
+            out.push(Effect::Completed { snapshot });
+        }
+        Ok(())
+    }
+
+    fn new_slot(&mut self, topology: &Topology, snapshot: SnapshotId) -> usize {
+        let records = topology
+            .incoming(self.id)
+            .iter()
+            .map(|_| ChannelRecord { marker: false, messages: SmallVec::new() })
+            .collect();
+        self.slots.push(Slot { id: snapshot, state: None, records });
+        self.slots.len() - 1
+    }
+
+    /// Records the local state in slot `i` and follows the sending rule.
+    fn record(&mut self, topology: &Topology, i: usize, initiated: bool, out: &mut Vec<Effect<A::Msg>>) {
+        let snapshot = self.slots[i].id;
+        self.slots[i].state = Some(self.app.clone());
+        out.push(Effect::Recorded { snapshot, initiated });
+        match self.variant {
+            Variant::NoMarkerForwarding if !initiated => {}
+            Variant::SendBeforeMarker => self.held.push(snapshot),
+            _ => self.send_markers(topology, snapshot, out),
+        }
+        if self.slots[i].is_complete() {
+            out.push(Effect::Completed { snapshot });
+        }
+    }
+
+    fn send_markers(&self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        for &channel in topology.outgoing(self.id) {
+            out.push(Effect::Send { channel, message: Message::Marker(snapshot) });
+        }
+    }
+
+    /// Removes the completed local snapshot `snapshot` from this process and returns it; later
+    /// markers or initiations of that id are refused with [`CoreError::SnapshotCompleted`].
+    pub fn take_local_snapshot(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+    ) -> Result<LocalSnapshot<A>, CoreError> {
+        let i = self.slot_index(snapshot).ok_or(CoreError::UnknownSnapshot { process: self.id, snapshot })?;
+        if !self.slots[i].is_complete() {
+            return Err(CoreError::Incomplete { process: self.id, snapshot });
+        }
+        let slot = self.slots.remove(i);
+        self.taken.insert(snapshot.0);
+        let state = slot.state.ok_or(CoreError::Incomplete { process: self.id, snapshot })?;
+        let channels =
+            topology.incoming(self.id).iter().zip(slot.records).map(|(&c, r)| (c, r.messages.into_vec())).collect();
+        Ok(LocalSnapshot { snapshot, process: self.id, state, channels })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bank::{Bank, Jars};
+
+    type Out = Vec<Effect<Jars>>;
+
+    fn p(i: u16) -> ProcessId {
+        ProcessId(i)
+    }
+    fn c(topology: &Topology, a: u16, b: u16) -> ChannelId {
+        topology.channel_between(p(a), p(b)).unwrap()
+    }
+    const S0: SnapshotId = SnapshotId(0);
+    const S1: SnapshotId = SnapshotId(1);
+
+    fn markers(out: &Out) -> Vec<ChannelId> {
+        out.iter()
+            .filter_map(|e| match e {
+                Effect::Send { channel, message: Message::Marker(_) } => Some(*channel),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn idset_merges_ranges() {
+        let mut s = IdSet::default();
+        for id in [3, 1, 0, 2, 7, 5, 6] {
+            s.insert(id);
+        }
+        assert_eq!(s.0.as_slice(), &[(0, 4), (5, 8)]);
+        assert!(s.contains(6) && !s.contains(4) && !s.contains(8));
+        s.insert(4);
+        assert_eq!(s.0.as_slice(), &[(0, 8)]);
+    }
+
+    #[test]
+    fn sending_rule_initiation_records_then_sends_every_marker() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::new(p(0), Bank::new(5));
+        let mut out = Out::new();
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert_eq!(out[0], Effect::Recorded { snapshot: S0, initiated: true });
+        assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
+        let slot = q.slot(S0).unwrap();
+        assert_eq!(slot.state, Some(Bank::new(5)));
+        assert!(slot.records.iter().all(|r| !r.marker), "every incoming channel is being recorded");
+        // A send after recording goes out after the markers (they are already out).
+        out.clear();
+        q.app_mut().withdraw(2).unwrap();
+        q.send(&t, c(&t, 0, 1), Jars(2), &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Send { channel: c(&t, 0, 1), message: Message::App(Jars(2)) }]);
+        assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(5)), "recorded state is unchanged by later steps");
+    }
+
+    #[test]
+    fn receiving_rule_first_marker_records_and_closes_that_channel_empty() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::new(p(1), Bank::new(4));
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out[0], Effect::Closed { snapshot: S0, channel: c(&t, 0, 1) });
+        assert_eq!(out[1], Effect::Recorded { snapshot: S0, initiated: false });
+        assert_eq!(markers(&out), t.outgoing(p(1)).to_vec());
+        let slot = q.slot(S0).unwrap();
+        let from0 = t.incoming(p(1)).iter().position(|&x| x == c(&t, 0, 1)).unwrap();
+        assert!(slot.records[from0].marker && slot.records[from0].messages.is_empty());
+        assert!(!q.is_complete(S0));
+    }
+
+    #[test]
+    fn receiving_rule_recorded_process_closes_record_with_messages_in_between() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::new(p(0), Bank::new(1));
+        let mut out = Out::new();
+        // Before recording: not recorded.
+        q.receive(&t, c(&t, 1, 0), Message::App(Jars(1)), &mut out).unwrap();
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(2)));
+        // Between recording and the marker: recorded, in order.
+        q.receive(&t, c(&t, 1, 0), Message::App(Jars(3)), &mut out).unwrap();
+        q.receive(&t, c(&t, 1, 0), Message::App(Jars(4)), &mut out).unwrap();
+        q.receive(&t, c(&t, 2, 0), Message::App(Jars(5)), &mut out).unwrap();
+        out.clear();
+        q.receive(&t, c(&t, 1, 0), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Closed { snapshot: S0, channel: c(&t, 1, 0) }]);
+        // After the marker: not recorded on that channel, still recorded on the open one.
+        q.receive(&t, c(&t, 1, 0), Message::App(Jars(6)), &mut out).unwrap();
+        q.receive(&t, c(&t, 2, 0), Message::App(Jars(7)), &mut out).unwrap();
+        out.clear();
+        q.receive(&t, c(&t, 2, 0), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(
+            out,
+            vec![Effect::Closed { snapshot: S0, channel: c(&t, 2, 0) }, Effect::Completed { snapshot: S0 }]
+        );
+        let local = q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(local.state, Bank::new(2));
+        assert_eq!(local.channels, vec![(c(&t, 1, 0), vec![Jars(3), Jars(4)]), (c(&t, 2, 0), vec![Jars(5), Jars(7)])]);
+        assert_eq!(q.app(), &Bank::new(2 + 3 + 4 + 5 + 6 + 7));
+    }
+
+    #[test]
+    fn process_with_single_incoming_channel_completes_on_first_marker() {
+        let t = Topology::ring(3).unwrap();
+        let mut q = Process::new(p(1), Bank::new(0));
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out.last(), Some(&Effect::Completed { snapshot: S0 }));
+        assert!(q.is_complete(S0));
+    }
+
+    #[test]
+    fn overlapping_snapshots_keep_separate_records() {
+        let t = Topology::complete(2).unwrap();
+        let mut q = Process::new(p(0), Bank::new(10));
+        let mut out = Out::new();
+        let from1 = c(&t, 1, 0);
+        q.initiate(&t, S0, &mut out).unwrap();
+        q.receive(&t, from1, Message::App(Jars(1)), &mut out).unwrap();
+        q.initiate(&t, S1, &mut out).unwrap();
+        q.receive(&t, from1, Message::App(Jars(2)), &mut out).unwrap();
+        q.receive(&t, from1, Message::Marker(S0), &mut out).unwrap();
+        q.receive(&t, from1, Message::App(Jars(3)), &mut out).unwrap();
+        q.receive(&t, from1, Message::Marker(S1), &mut out).unwrap();
+        assert_eq!(q.take_local_snapshot(&t, S0).unwrap().channels, vec![(from1, vec![Jars(1), Jars(2)])]);
+        let s1 = q.take_local_snapshot(&t, S1).unwrap();
+        assert_eq!(s1.state, Bank::new(11));
+        assert_eq!(s1.channels, vec![(from1, vec![Jars(2), Jars(3)])]);
+    }
+
+    #[test]
+    fn refused_steps_are_typed_errors() {
+        let t = Topology::ring(3).unwrap();
+        let mut q = Process::new(p(1), Bank::new(3));
+        let mut out = Out::new();
+        let wrong = c(&t, 1, 2); // outgoing, not incoming
+        assert_eq!(
+            q.receive(&t, wrong, Message::App(Jars(1)), &mut out),
+            Err(CoreError::NotIncoming { process: p(1), channel: wrong })
+        );
+        let not_out = c(&t, 0, 1);
+        assert_eq!(
+            q.send(&t, not_out, Jars(1), &mut out),
+            Err(CoreError::NotOutgoing { process: p(1), channel: not_out })
+        );
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert_eq!(q.initiate(&t, S0, &mut out), Err(CoreError::AlreadyRecorded { process: p(1), snapshot: S0 }));
+        assert_eq!(q.take_local_snapshot(&t, S0).unwrap_err(), CoreError::Incomplete { process: p(1), snapshot: S0 });
+        assert_eq!(
+            q.take_local_snapshot(&t, S1).unwrap_err(),
+            CoreError::UnknownSnapshot { process: p(1), snapshot: S1 }
+        );
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.is_complete(S0));
+        // A second marker while the slot is still held.
+        assert_eq!(
+            q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out),
+            Err(CoreError::DuplicateMarker { process: p(1), snapshot: S0, channel: c(&t, 0, 1) })
+        );
+        q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(
+            q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out),
+            Err(CoreError::SnapshotCompleted { process: p(1), snapshot: S0 })
+        );
+        assert_eq!(q.initiate(&t, S0, &mut out), Err(CoreError::SnapshotCompleted { process: p(1), snapshot: S0 }));
+        // A marker's receipt then an initiation of the same id.
+        let mut r = Process::new(p(2), Bank::new(0));
+        r.receive(&t, c(&t, 1, 2), Message::Marker(S1), &mut out).unwrap();
+        assert_eq!(r.initiate(&t, S1, &mut out), Err(CoreError::AlreadyRecorded { process: p(2), snapshot: S1 }));
+    }
+
+    #[test]
+    fn refused_steps_leave_the_state_unchanged() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::new(p(0), Bank::new(3));
+        let mut out = Out::new();
+        q.initiate(&t, S0, &mut out).unwrap();
+        let before = q.clone();
+        let _ = q.receive(&t, c(&t, 0, 1), Message::App(Jars(1)), &mut out);
+        let _ = q.initiate(&t, S0, &mut out);
+        assert_eq!(q, before);
+    }
+}

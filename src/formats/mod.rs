@@ -1,0 +1,74 @@
+//! Text formats shared with the course scenario suite: topologies (`.top`), event scripts
+//! (`.events`) and expected snapshots (`.snap`). Every error names the file and the line.
+
+pub mod top;
+
+use std::path::Path;
+
+use thiserror::Error;
+
+use crate::topology::TopologyError;
+
+/// What is wrong with a line.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum Problem {
+    /// A line that does not have the expected shape.
+    #[error("malformed line {text:?}: expected {expected}")]
+    Malformed {
+        /// What the line should look like.
+        expected: &'static str,
+        /// The line.
+        text: String,
+    },
+    /// A field that should be a number.
+    #[error("bad number {text:?} for {field}")]
+    BadNumber {
+        /// Which field.
+        field: &'static str,
+        /// The text found.
+        text: String,
+    },
+    /// The topology it describes is invalid.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// Fewer node lines than the count announced.
+    #[error("the first line announces {expected} nodes but only {found} are listed")]
+    MissingNodes {
+        /// Announced.
+        expected: usize,
+        /// Listed.
+        found: usize,
+    },
+    /// The file is empty (or only comments).
+    #[error("empty file: expected the node count on the first line")]
+    Empty,
+    /// The file could not be read.
+    #[error("cannot read: {0}")]
+    Io(String),
+}
+
+/// A problem at a line of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{file}:{line}: {problem}")]
+pub struct FormatError {
+    /// The file (or `<input>`).
+    pub file: String,
+    /// 1-based line number (0 when the whole file is at fault).
+    pub line: usize,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// Reads a file to a string, turning I/O errors into a [`FormatError`].
+pub(crate) fn read(path: &Path) -> Result<String, FormatError> {
+    std::fs::read_to_string(path).map_err(|e| FormatError {
+        file: path.display().to_string(),
+        line: 0,
+        problem: Problem::Io(e.to_string()),
+    })
+}
+
+/// The lines that carry content: `(line number, trimmed text)`, skipping blanks and `#` comments.
+pub(crate) fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}

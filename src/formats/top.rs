@@ -1,0 +1,128 @@
+//! `.top`: the node count, then `ID tokens` per node, then one `SRC DST` line per one-way link.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::{content_lines, read, FormatError, Problem};
+use crate::topology::{ProcessId, Topology, TopologyError};
+
+/// A topology with each node's initial tokens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopFile {
+    /// Processes named by their ids, channels in file order.
+    pub topology: Topology,
+    /// Initial tokens of each process.
+    pub tokens: Vec<u32>,
+}
+
+impl TopFile {
+    /// Reads a `.top` file.
+    pub fn read(path: &Path) -> Result<Self, FormatError> {
+        Self::parse(&read(path)?, &path.display().to_string())
+    }
+
+    /// Parses `.top` text; `file` names it in errors. Self-links, duplicate nodes or links and
+    /// unknown nodes are errors naming the line.
+    pub fn parse(text: &str, file: &str) -> Result<Self, FormatError> {
+        let err = |line: usize, problem: Problem| FormatError { file: file.to_string(), line, problem };
+        let mut lines = content_lines(text);
+        let (first, count_text) = lines.next().ok_or_else(|| err(0, Problem::Empty))?;
+        let count: usize = count_text
+            .parse()
+            .map_err(|_| err(first, Problem::BadNumber { field: "node count", text: count_text.to_string() }))?;
+        if count < 2 {
+            return Err(err(first, TopologyError::TooFewProcesses { count }.into()));
+        }
+        let mut names = Vec::with_capacity(count);
+        let mut tokens = Vec::with_capacity(count);
+        let mut index: HashMap<String, u16> = HashMap::new();
+        let mut last = first;
+        while names.len() < count {
+            let Some((n, line)) = lines.next() else {
+                return Err(err(last, Problem::MissingNodes { expected: count, found: names.len() }));
+            };
+            last = n;
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [id, t] = fields[..] else {
+                return Err(err(n, Problem::Malformed { expected: "ID tokens", text: line.to_string() }));
+            };
+            let t: u32 = t.parse().map_err(|_| err(n, Problem::BadNumber { field: "tokens", text: t.to_string() }))?;
+            if index.insert(id.to_string(), names.len() as u16).is_some() {
+                return Err(err(n, TopologyError::DuplicateProcess { name: id.to_string() }.into()));
+            }
+            names.push(id.to_string());
+            tokens.push(t);
+        }
+        let mut links = Vec::new();
+        let mut seen = HashSet::new();
+        for (n, line) in lines {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [a, b] = fields[..] else {
+                return Err(err(n, Problem::Malformed { expected: "SRC DST", text: line.to_string() }));
+            };
+            let lookup = |name: &str| {
+                index
+                    .get(name)
+                    .map(|&i| ProcessId(i))
+                    .ok_or_else(|| err(n, TopologyError::UnknownProcess { name: name.to_string() }.into()))
+            };
+            let (from, to) = (lookup(a)?, lookup(b)?);
+            if from == to {
+                return Err(err(n, TopologyError::SelfLoop { process: a.to_string() }.into()));
+            }
+            if !seen.insert((from, to)) {
+                return Err(err(n, TopologyError::DuplicateChannel { from: a.to_string(), to: b.to_string() }.into()));
+            }
+            links.push((from, to));
+        }
+        let topology = Topology::new(names, links).map_err(|e| err(0, e.into()))?;
+        Ok(TopFile { topology, tokens })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(text: &str) -> (usize, Problem) {
+        let e = TopFile::parse(text, "t.top").unwrap_err();
+        assert!(e.to_string().starts_with(&format!("t.top:{}:", e.line)), "{e}");
+        (e.line, e.problem)
+    }
+
+    #[test]
+    fn parses_nodes_links_and_comments() {
+        let f = TopFile::parse("# c\n3\nN1 10\nN2 3\n\nN3 0\nN1 N2\n# x\nN2 N3\nN3 N1\n", "t.top").unwrap();
+        assert_eq!(f.tokens, vec![10, 3, 0]);
+        assert_eq!(f.topology.names(), &["N1", "N2", "N3"]);
+        assert_eq!(f.topology.channels().len(), 3);
+        assert_eq!(f.topology.channel_label(crate::topology::ChannelId(2)), "N3->N1");
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        assert_eq!(problem(""), (0, Problem::Empty));
+        assert_eq!(problem("x\n"), (1, Problem::BadNumber { field: "node count", text: "x".into() }));
+        assert_eq!(problem("1\nA 1\n"), (1, TopologyError::TooFewProcesses { count: 1 }.into()));
+        assert_eq!(problem("2\nA 1\n"), (2, Problem::MissingNodes { expected: 2, found: 1 }));
+        assert_eq!(problem("2\nA 1\nB\n"), (3, Problem::Malformed { expected: "ID tokens", text: "B".into() }));
+        assert_eq!(problem("2\nA 1\nB -1\n"), (3, Problem::BadNumber { field: "tokens", text: "-1".into() }));
+        assert_eq!(problem("2\nA 1\nA 2\n"), (3, TopologyError::DuplicateProcess { name: "A".into() }.into()));
+        assert_eq!(problem("2\nA 1\nB 2\nA C\n"), (4, TopologyError::UnknownProcess { name: "C".into() }.into()));
+        assert_eq!(problem("2\nA 1\nB 2\nA A\n"), (4, TopologyError::SelfLoop { process: "A".into() }.into()));
+        assert_eq!(
+            problem("2\nA 1\nB 2\nA B\nA B\n"),
+            (5, TopologyError::DuplicateChannel { from: "A".into(), to: "B".into() }.into())
+        );
+        assert_eq!(
+            problem("2\nA 1\nB 2\nA B C\n"),
+            (4, Problem::Malformed { expected: "SRC DST", text: "A B C".into() })
+        );
+    }
+
+    #[test]
+    fn missing_file_is_an_error_naming_it() {
+        let e = TopFile::read(Path::new("/nonexistent/x.top")).unwrap_err();
+        assert!(e.to_string().starts_with("/nonexistent/x.top:0: cannot read"), "{e}");
+    }
+}

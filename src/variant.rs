@@ -1,0 +1,127 @@
+//! Named fault variants: deliberately broken versions of the algorithm, to show the checks can fail.
+//!
+//! The default, [`Variant::None`], is the correct algorithm. The core consults the variant only on
+//! the rare branches where a fault would act, so a correct run pays one predictable comparison.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A fault injected into the marker rules (core variants) or the channels (channel variants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Variant {
+    /// The correct algorithm.
+    #[default]
+    None,
+    /// On recording, the markers wait for the next application send, which overtakes them.
+    SendBeforeMarker,
+    /// Channel records are always empty.
+    NoChannelRecording,
+    /// The first marker a recorded process receives closes every channel record of that process.
+    CloseAllOnFirstMarker,
+    /// A channel's record is not closed by its marker: it keeps recording until the process's
+    /// last marker arrives.
+    KeepRecordingAfterMarker,
+    /// A process that records on receiving a marker sends no markers.
+    NoMarkerForwarding,
+    /// A process that receives its first marker records its state (and sends its markers) only
+    /// after handling one more incoming message.
+    LateRecord,
+    /// Channel fault: any message in transit may be delivered, not just the head.
+    NonFifo,
+    /// Channel fault: markers may be lost in transit.
+    LoseMarkers,
+}
+
+/// A variant name that does not exist.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown variant {name:?} (known: {})", Variant::ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownVariant {
+    /// The name given.
+    pub name: String,
+}
+
+impl Variant {
+    /// Every variant, `None` first.
+    pub const ALL: [Variant; 9] = [
+        Variant::None,
+        Variant::SendBeforeMarker,
+        Variant::NoChannelRecording,
+        Variant::CloseAllOnFirstMarker,
+        Variant::KeepRecordingAfterMarker,
+        Variant::NoMarkerForwarding,
+        Variant::LateRecord,
+        Variant::NonFifo,
+        Variant::LoseMarkers,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::None => "none",
+            Variant::SendBeforeMarker => "send-before-marker",
+            Variant::NoChannelRecording => "no-channel-recording",
+            Variant::CloseAllOnFirstMarker => "close-all-on-first-marker",
+            Variant::KeepRecordingAfterMarker => "keep-recording-after-marker",
+            Variant::NoMarkerForwarding => "no-marker-forwarding",
+            Variant::LateRecord => "late-record",
+            Variant::NonFifo => "non-fifo",
+            Variant::LoseMarkers => "lose-markers",
+        }
+    }
+
+    /// One line saying what the fault does.
+    pub fn description(self) -> &'static str {
+        match self {
+            Variant::None => "the correct algorithm",
+            Variant::SendBeforeMarker => "on recording, the next application message leaves before the markers",
+            Variant::NoChannelRecording => "channel records are always empty",
+            Variant::CloseAllOnFirstMarker => {
+                "the first marker a recorded process receives closes all its channel records"
+            }
+            Variant::KeepRecordingAfterMarker => {
+                "a marker does not close its channel's record; recording goes on until the last marker"
+            }
+            Variant::NoMarkerForwarding => "a process that records on a marker sends no markers",
+            Variant::LateRecord => "on its first marker a process records only after handling one more message",
+            Variant::NonFifo => "(channel) any message in transit may be delivered, not just the head",
+            Variant::LoseMarkers => "(channel) markers may be lost in transit",
+        }
+    }
+
+    /// True for faults of the channels rather than of the marker rules.
+    pub fn is_channel_fault(self) -> bool {
+        matches!(self, Variant::NonFifo | Variant::LoseMarkers)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Variant::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| UnknownVariant { name: s.to_string() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_is_an_error() {
+        for v in Variant::ALL {
+            assert_eq!(v.name().parse::<Variant>(), Ok(v));
+        }
+        let err = "fifo".parse::<Variant>().unwrap_err();
+        assert!(err.to_string().contains("unknown variant \"fifo\""));
+        assert!(err.to_string().contains("late-record"));
+    }
+}

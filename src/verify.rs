@@ -1,0 +1,664 @@
+//! The trace checker: verifies a recorded run against the Chandy–Lamport theorem, literally.
+//!
+//! For one snapshot id, with the cut defined by each process's `Record` event:
+//! - (a) nothing crosses the cut inward: no message sent after its sender recorded is received
+//!   before its receiver recorded;
+//! - (b) each channel record is exactly the channel's contents at the cut: the messages sent
+//!   before the sender recorded and neither received before the receiver recorded nor stolen, in
+//!   sending order;
+//! - (c) S* is reachable from S_begin (the state just before the first initiation) by replaying
+//!   the pre-cut events in their original order, each receive finding its message at the head of
+//!   its channel, and the replay ends exactly in the recorded state;
+//! - (d) S_end (the state when the last record closes) is reachable from the recorded S* by
+//!   replaying the remaining events up to it;
+//! - (e) the snapshot terminated: every process recorded and every channel record closed.
+//!
+//! A stolen message counts as stolen before the cut when it was sent before the cut: the theft
+//! can then be moved before the cut without breaking causality.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::core::{Application, SnapshotId};
+use crate::snapshot::{GlobalSnapshot, GlobalState};
+use crate::topology::{ChannelId, ProcessId, Topology};
+use crate::trace::{EventKind, MsgId, Trace, TraceError};
+
+/// Points at one event of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventRef {
+    /// Position in the whole trace.
+    pub position: usize,
+    /// The process.
+    pub process: ProcessId,
+    /// Position among that process's own events.
+    pub index: usize,
+}
+
+impl fmt::Display for EventRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "event {} ({} step {})", self.position, self.process, self.index)
+    }
+}
+
+/// The clause of the theorem a violation breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Clause {
+    /// (a) nothing crosses the cut inward.
+    NoInwardCrossing,
+    /// (b) channel records hold exactly the in-flight messages.
+    ExactRecords,
+    /// (c) the recorded state is reachable from the state at initiation.
+    RecordedReachable,
+    /// (d) the end state is reachable from the recorded state.
+    EndReachable,
+    /// (e) the snapshot terminated.
+    Terminated,
+}
+
+/// How a recorded run breaks the theorem.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum Violation {
+    /// (e) A process never recorded its state.
+    #[error("snapshot {snapshot}: process {process} never recorded its state")]
+    NotRecorded {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The process.
+        process: ProcessId,
+    },
+    /// (e) A channel record was never closed by its marker.
+    #[error("snapshot {snapshot}: the record of channel {} was never closed (no marker received)", channel.0)]
+    NotClosed {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// (a) A message sent after its sender recorded was received before its receiver recorded.
+    #[error("snapshot {snapshot}: message {msg} on channel {} crosses the cut inward: sent after the sender recorded ({send}), received before the receiver recorded ({receive})", channel.0)]
+    InwardCrossing {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The message.
+        msg: MsgId,
+        /// Its channel.
+        channel: ChannelId,
+        /// Its send.
+        send: EventRef,
+        /// Its receipt.
+        receive: EventRef,
+    },
+    /// (b) A message in flight at the cut is missing from its channel's record.
+    #[error("snapshot {snapshot}: message {msg}, in flight on channel {} at the cut (sent at {send}), is missing from the record", channel.0)]
+    MissingMessage {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+        /// The missing message.
+        msg: MsgId,
+        /// Its send.
+        send: EventRef,
+    },
+    /// (b) A channel record holds a message that was not in flight at the cut.
+    #[error("snapshot {snapshot}: the record of channel {} holds {message} at index {index}, which was not in flight at the cut{}", channel.0, received.map(|r| format!(" (received at {r})")).unwrap_or_default())]
+    ExtraMessage {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+        /// The extra message, printed.
+        message: String,
+        /// Its index in the record.
+        index: usize,
+        /// A receipt on that channel after the cut that carried it, if any.
+        received: Option<EventRef>,
+    },
+    /// (b) A channel record holds the right messages in the wrong order.
+    #[error("snapshot {snapshot}: the record of channel {} holds the in-flight messages out of order: expected {}, recorded {recorded}", channel.0, expected.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", "))]
+    OutOfOrder {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+        /// The in-flight messages, in sending order.
+        expected: Vec<MsgId>,
+        /// The record, printed.
+        recorded: String,
+    },
+    /// (c) Replaying the pre-cut events does not lead from S_begin to the recorded state.
+    #[error("snapshot {snapshot}: the recorded state is not reachable from the state at initiation: {reason}{}", event.map(|e| format!(" ({e})")).unwrap_or_default())]
+    RecordedUnreachable {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The event where the replay failed, if one did.
+        event: Option<EventRef>,
+        /// What went wrong.
+        reason: String,
+    },
+    /// (d) Replaying the remaining events does not lead from the recorded state to S_end.
+    #[error("snapshot {snapshot}: the end state is not reachable from the recorded state: {reason}{}", event.map(|e| format!(" ({e})")).unwrap_or_default())]
+    EndUnreachable {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The event where the replay failed, if one did.
+        event: Option<EventRef>,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl Violation {
+    /// The clause it breaks.
+    pub fn clause(&self) -> Clause {
+        match self {
+            Violation::NotRecorded { .. } | Violation::NotClosed { .. } => Clause::Terminated,
+            Violation::InwardCrossing { .. } => Clause::NoInwardCrossing,
+            Violation::MissingMessage { .. } | Violation::ExtraMessage { .. } | Violation::OutOfOrder { .. } => {
+                Clause::ExactRecords
+            }
+            Violation::RecordedUnreachable { .. } => Clause::RecordedReachable,
+            Violation::EndUnreachable { .. } => Clause::EndReachable,
+        }
+    }
+}
+
+/// A trace or snapshot the checker cannot judge.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CheckError {
+    /// The trace is malformed.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The snapshot does not have one state per process and one record per channel.
+    #[error("snapshot {snapshot} has {processes} process states and {channels} channel records; the topology has {expected_processes} and {expected_channels}")]
+    Shape {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// States in the snapshot.
+        processes: usize,
+        /// Records in the snapshot.
+        channels: usize,
+        /// Processes in the topology.
+        expected_processes: usize,
+        /// Channels in the topology.
+        expected_channels: usize,
+    },
+}
+
+/// What the checker found for one snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report<A: Application> {
+    /// Every violation found (several clauses may fail at once).
+    pub violations: Vec<Violation>,
+    /// S_begin: the global state just before the first initiation, when there was one.
+    pub begin: Option<GlobalState<A>>,
+    /// S_end: the global state when the last channel record closed, when they all closed.
+    pub end: Option<GlobalState<A>>,
+}
+
+impl<A: Application> Report<A> {
+    /// Whether a clause holds.
+    pub fn holds(&self, clause: Clause) -> bool {
+        self.violations.iter().all(|v| v.clause() != clause)
+    }
+}
+
+/// S_begin, S* and S_end of a verified snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified<A: Application> {
+    /// The state just before the first initiation.
+    pub begin: GlobalState<A>,
+    /// The recorded state.
+    pub star: GlobalState<A>,
+    /// The state when the last record closed.
+    pub end: GlobalState<A>,
+}
+
+/// Why [`verify`] rejected a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum VerifyError {
+    /// The trace or snapshot could not be judged.
+    #[error(transparent)]
+    Check(#[from] CheckError),
+    /// The run breaks the theorem.
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
+/// Verifies `snapshot` against the run `trace`: `Ok` with S_begin, S* and S_end when every
+/// clause holds, otherwise the first violation (in clause order: e, a, b, c, d).
+pub fn verify<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: &GlobalSnapshot<A>,
+) -> Result<Verified<A>, VerifyError> {
+    let report = check(topology, trace, snapshot)?;
+    if let Some(v) = report.violations.into_iter().min_by_key(|v| clause_rank(v.clause())) {
+        return Err(v.into());
+    }
+    match (report.begin, report.end) {
+        (Some(begin), Some(end)) => Ok(Verified { begin, star: snapshot.state.clone(), end }),
+        _ => Err(Violation::NotRecorded { snapshot: snapshot.id, process: ProcessId(0) }.into()),
+    }
+}
+
+fn clause_rank(c: Clause) -> u8 {
+    match c {
+        Clause::Terminated => 0,
+        Clause::NoInwardCrossing => 1,
+        Clause::ExactRecords => 2,
+        Clause::RecordedReachable => 3,
+        Clause::EndReachable => 4,
+    }
+}
+
+/// Checks every clause and reports all violations found, with S_begin and S_end.
+pub fn check<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: &GlobalSnapshot<A>,
+) -> Result<Report<A>, CheckError> {
+    trace.validate(topology)?;
+    let id = snapshot.id;
+    if snapshot.state.processes.len() != topology.len() || snapshot.state.channels.len() != topology.channels().len() {
+        return Err(CheckError::Shape {
+            snapshot: id,
+            processes: snapshot.state.processes.len(),
+            channels: snapshot.state.channels.len(),
+            expected_processes: topology.len(),
+            expected_channels: topology.channels().len(),
+        });
+    }
+    Checker::new(topology, trace, snapshot).run()
+}
+
+struct SendInfo<'t, M> {
+    position: usize,
+    msg: &'t M,
+}
+
+struct Checker<'t, A: Application> {
+    topology: &'t Topology,
+    trace: &'t Trace<A>,
+    snapshot: &'t GlobalSnapshot<A>,
+    /// Position of each process's `Record` event.
+    record: Vec<Option<usize>>,
+    /// Index of each event within its process.
+    index: Vec<usize>,
+    sends: HashMap<MsgId, SendInfo<'t, A::Msg>>,
+    violations: Vec<Violation>,
+}
+
+/// Channel contents during a replay.
+type Queues<T> = Vec<VecDeque<T>>;
+
+impl<'t, A: Application> Checker<'t, A> {
+    fn new(topology: &'t Topology, trace: &'t Trace<A>, snapshot: &'t GlobalSnapshot<A>) -> Self {
+        let mut record = vec![None; topology.len()];
+        let mut index = Vec::with_capacity(trace.events.len());
+        let mut counts = vec![0usize; topology.len()];
+        let mut sends = HashMap::new();
+        for (position, e) in trace.events.iter().enumerate() {
+            index.push(counts[e.process.index()]);
+            counts[e.process.index()] += 1;
+            match &e.kind {
+                EventKind::Record { snapshot: s, .. } if *s == snapshot.id => {
+                    record[e.process.index()].get_or_insert(position);
+                }
+                EventKind::Send { id, msg, .. } => {
+                    sends.insert(*id, SendInfo { position, msg });
+                }
+                _ => {}
+            }
+        }
+        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new() }
+    }
+
+    fn at(&self, position: usize) -> EventRef {
+        EventRef { position, process: self.trace.events[position].process, index: self.index[position] }
+    }
+
+    /// Whether the event at `position` is before the cut. A theft counts where its send is.
+    fn pre_cut(&self, position: usize, record: &[usize]) -> bool {
+        let e = &self.trace.events[position];
+        match &e.kind {
+            EventKind::Lost { id, .. } => self.sends.get(id).is_some_and(|s| self.pre_cut(s.position, record)),
+            _ => position < record[e.process.index()],
+        }
+    }
+
+    fn run(mut self) -> Result<Report<A>, CheckError> {
+        let id = self.snapshot.id;
+        // (e) termination.
+        for p in self.topology.processes() {
+            if self.record[p.index()].is_none() {
+                self.violations.push(Violation::NotRecorded { snapshot: id, process: p });
+            }
+        }
+        let mut closed_at: Vec<Option<usize>> = vec![None; self.topology.channels().len()];
+        for (position, e) in self.trace.events.iter().enumerate() {
+            if let EventKind::MarkerReceive { snapshot, channel } = e.kind {
+                if snapshot == id {
+                    closed_at[channel.index()].get_or_insert(position);
+                }
+            }
+        }
+        for (c, closed) in closed_at.iter().enumerate() {
+            if closed.is_none() {
+                self.violations.push(Violation::NotClosed { snapshot: id, channel: ChannelId(c as u32) });
+            }
+        }
+        let record: Vec<usize> = match self.record.iter().copied().collect::<Option<Vec<_>>>() {
+            Some(r) => r,
+            None => return Ok(Report { violations: self.violations, begin: None, end: None }),
+        };
+        self.check_crossings(&record);
+        self.check_records(&record);
+        let begin = self.check_recorded_reachable(&record);
+        let end = match closed_at.iter().copied().collect::<Option<Vec<_>>>() {
+            Some(closed) => {
+                let last = closed.into_iter().chain(record.iter().copied()).max().unwrap_or(0);
+                Some(self.check_end_reachable(&record, last))
+            }
+            None => None,
+        };
+        Ok(Report { violations: self.violations, begin, end })
+    }
+
+    /// (a)
+    fn check_crossings(&mut self, record: &[usize]) {
+        for (position, e) in self.trace.events.iter().enumerate() {
+            if let EventKind::Receive { channel, id } = e.kind {
+                let Some(send) = self.sends.get(&id) else { continue };
+                if position < record[e.process.index()] && !self.pre_cut(send.position, record) {
+                    self.violations.push(Violation::InwardCrossing {
+                        snapshot: self.snapshot.id,
+                        msg: id,
+                        channel,
+                        send: self.at(send.position),
+                        receive: self.at(position),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The messages in flight on each channel at the cut, in sending order.
+    fn in_flight_at_cut(&self, record: &[usize]) -> Vec<Vec<(MsgId, usize)>> {
+        let mut gone_before_cut: HashMap<MsgId, ()> = HashMap::new();
+        for (position, e) in self.trace.events.iter().enumerate() {
+            match e.kind {
+                EventKind::Receive { id, .. } if position < record[e.process.index()] => {
+                    gone_before_cut.insert(id, ());
+                }
+                EventKind::Lost { id, .. } if self.pre_cut(position, record) => {
+                    gone_before_cut.insert(id, ());
+                }
+                _ => {}
+            }
+        }
+        let mut flight = vec![Vec::new(); self.topology.channels().len()];
+        for (position, e) in self.trace.events.iter().enumerate() {
+            if let EventKind::Send { channel, id, .. } = e.kind {
+                if position < record[e.process.index()] && !gone_before_cut.contains_key(&id) {
+                    flight[channel.index()].push((id, position));
+                }
+            }
+        }
+        flight
+    }
+
+    /// (b)
+    fn check_records(&mut self, record: &[usize]) {
+        let id = self.snapshot.id;
+        let flight = self.in_flight_at_cut(record);
+        for (c, expected) in flight.iter().enumerate() {
+            let channel = ChannelId(c as u32);
+            let recorded = &self.snapshot.state.channels[c];
+            let expected_msgs: Vec<&A::Msg> = expected.iter().map(|(m, _)| self.sends[m].msg).collect();
+            if expected_msgs.iter().copied().eq(recorded.iter()) {
+                continue;
+            }
+            // Match as multisets to tell missing, extra and reordered apart.
+            let mut unmatched: Vec<Option<&A::Msg>> = recorded.iter().map(Some).collect();
+            let mut missing = None;
+            for (m, position) in expected {
+                let msg = self.sends[m].msg;
+                match unmatched.iter_mut().find(|u| u.is_some_and(|r| r == msg)) {
+                    Some(slot) => *slot = None,
+                    None => {
+                        missing.get_or_insert((*m, *position));
+                    }
+                }
+            }
+            let violation = if let Some((msg, position)) = missing {
+                Violation::MissingMessage { snapshot: id, channel, msg, send: self.at(position) }
+            } else if let Some(index) = unmatched.iter().position(Option::is_some) {
+                let message = format!("{:?}", recorded[index]);
+                let receiver = self.topology.channel(channel).to;
+                let received = self.trace.events.iter().enumerate().find_map(|(position, e)| match e.kind {
+                    EventKind::Receive { channel: ch, id: m }
+                        if ch == channel
+                            && position > record[receiver.index()]
+                            && self.sends.get(&m).is_some_and(|s| *s.msg == recorded[index]) =>
+                    {
+                        Some(self.at(position))
+                    }
+                    _ => None,
+                });
+                Violation::ExtraMessage { snapshot: id, channel, message, index, received }
+            } else {
+                Violation::OutOfOrder {
+                    snapshot: id,
+                    channel,
+                    expected: expected.iter().map(|(m, _)| *m).collect(),
+                    recorded: format!("{recorded:?}"),
+                }
+            };
+            self.violations.push(violation);
+        }
+    }
+
+    fn describe_channel(&self, c: ChannelId) -> String {
+        self.topology.channel_label(c)
+    }
+
+    /// Replays one event on id-tagged queues; `strict` requires receives to find their message at
+    /// the head. Returns what went wrong.
+    fn replay_by_id(
+        &self,
+        position: usize,
+        states: &mut [A],
+        queues: &mut Queues<MsgId>,
+        strict: bool,
+    ) -> Result<(), String> {
+        let e = &self.trace.events[position];
+        match &e.kind {
+            EventKind::Send { channel, id, .. } => queues[channel.index()].push_back(*id),
+            EventKind::Receive { channel, id } => {
+                let q = &mut queues[channel.index()];
+                if q.front() == Some(id) {
+                    q.pop_front();
+                } else if let Some(i) = q.iter().position(|m| m == id).filter(|_| !strict) {
+                    q.remove(i);
+                } else {
+                    return Err(match q.front() {
+                        Some(head) => format!(
+                            "receipt of {id} on {} finds {head} at the head of the channel",
+                            self.describe_channel(*channel)
+                        ),
+                        None => format!(
+                            "receipt of {id} on {} finds the channel without it",
+                            self.describe_channel(*channel)
+                        ),
+                    });
+                }
+            }
+            EventKind::Lost { channel, id } => {
+                let q = &mut queues[channel.index()];
+                match q.iter().position(|m| m == id) {
+                    Some(i) => {
+                        q.remove(i);
+                    }
+                    None => return Err(format!("theft of {id} finds {} without it", self.describe_channel(*channel))),
+                }
+            }
+            _ => {}
+        }
+        states[e.process.index()] = e.state.clone();
+        Ok(())
+    }
+
+    fn payloads(&self, queues: &Queues<MsgId>) -> Vec<Vec<A::Msg>> {
+        queues.iter().map(|q| q.iter().map(|m| self.sends[m].msg.clone()).collect()).collect()
+    }
+
+    /// (c); returns S_begin.
+    fn check_recorded_reachable(&mut self, record: &[usize]) -> Option<GlobalState<A>> {
+        let id = self.snapshot.id;
+        let events = &self.trace.events;
+        let first_initiation = events
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Record { snapshot, initiated: true } if snapshot == id))
+            .unwrap_or_else(|| record.iter().copied().min().unwrap_or(0));
+        let mut states = self.trace.initial.clone();
+        let mut queues: Queues<MsgId> = vec![VecDeque::new(); self.topology.channels().len()];
+        let mut failure: Option<(Option<usize>, String)> = None;
+        for position in 0..first_initiation {
+            if !self.pre_cut(position, record) {
+                failure = Some((
+                    Some(position),
+                    "an event after its process recorded happens before the snapshot was initiated".to_string(),
+                ));
+                break;
+            }
+            if let Err(reason) = self.replay_by_id(position, &mut states, &mut queues, true) {
+                failure = Some((Some(position), reason));
+                break;
+            }
+        }
+        let begin = GlobalState { processes: states.clone(), channels: self.payloads(&queues) };
+        if failure.is_none() {
+            for position in first_initiation..events.len() {
+                if !self.pre_cut(position, record) {
+                    continue;
+                }
+                if let Err(reason) = self.replay_by_id(position, &mut states, &mut queues, true) {
+                    failure = Some((Some(position), reason));
+                    break;
+                }
+            }
+        }
+        if failure.is_none() {
+            let channels = self.payloads(&queues);
+            let recorded = &self.snapshot.state;
+            if let Some(p) = (0..states.len()).find(|&p| states[p] != recorded.processes[p]) {
+                let name = self.topology.name(ProcessId(p as u16));
+                failure = Some((
+                    None,
+                    format!("{name} recorded {:?} but its state at the cut is {:?}", recorded.processes[p], states[p]),
+                ));
+            } else if let Some(c) = (0..channels.len()).find(|&c| channels[c] != recorded.channels[c]) {
+                failure = Some((
+                    None,
+                    format!(
+                        "channel {} recorded {:?} but holds {:?} at the cut",
+                        self.describe_channel(ChannelId(c as u32)),
+                        recorded.channels[c],
+                        channels[c]
+                    ),
+                ));
+            }
+        }
+        if let Some((position, reason)) = failure {
+            let event = position.map(|p| self.at(p));
+            self.violations.push(Violation::RecordedUnreachable { snapshot: id, event, reason });
+        }
+        Some(begin)
+    }
+
+    /// (d); returns S_end, the actual state after the event at `last`.
+    fn check_end_reachable(&mut self, record: &[usize], last: usize) -> GlobalState<A> {
+        let id = self.snapshot.id;
+        // The actual S_end.
+        let mut states = self.trace.initial.clone();
+        let mut queues: Queues<MsgId> = vec![VecDeque::new(); self.topology.channels().len()];
+        for position in 0..=last.min(self.trace.events.len().saturating_sub(1)) {
+            // Not strict: this is the run as it happened, FIFO or not.
+            let _ = self.replay_by_id(position, &mut states, &mut queues, false);
+        }
+        let end = GlobalState { processes: states, channels: self.payloads(&queues) };
+        // Replay from the recorded S*, by content.
+        let mut states = self.snapshot.state.processes.clone();
+        let mut queues: Queues<A::Msg> =
+            self.snapshot.state.channels.iter().map(|c| c.iter().cloned().collect()).collect();
+        let mut failure: Option<(Option<usize>, String)> = None;
+        for position in 0..=last.min(self.trace.events.len().saturating_sub(1)) {
+            if self.pre_cut(position, record) {
+                continue;
+            }
+            let e = &self.trace.events[position];
+            let result = match &e.kind {
+                EventKind::Send { channel, msg, .. } => {
+                    queues[channel.index()].push_back(msg.clone());
+                    Ok(())
+                }
+                EventKind::Receive { channel, id: m } => {
+                    let msg = self.sends[m].msg;
+                    let q = &mut queues[channel.index()];
+                    if q.front() == Some(msg) {
+                        q.pop_front();
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "receipt of {m} ({msg:?}) on {} finds {:?} at the head of the channel",
+                            self.describe_channel(*channel),
+                            q.front()
+                        ))
+                    }
+                }
+                EventKind::Lost { channel, id: m } => {
+                    let msg = self.sends[m].msg;
+                    let q = &mut queues[channel.index()];
+                    match q.iter().position(|x| x == msg) {
+                        Some(i) => {
+                            q.remove(i);
+                            Ok(())
+                        }
+                        None => Err(format!("theft of {m} finds {} without it", self.describe_channel(*channel))),
+                    }
+                }
+                _ => Ok(()),
+            };
+            if let Err(reason) = result {
+                failure = Some((Some(position), reason));
+                break;
+            }
+            states[e.process.index()] = e.state.clone();
+        }
+        if failure.is_none() {
+            if let Some(p) = (0..states.len()).find(|&p| states[p] != end.processes[p]) {
+                let name = self.topology.name(ProcessId(p as u16));
+                failure = Some((None, format!("{name} ends in {:?} instead of {:?}", states[p], end.processes[p])));
+            } else if let Some(c) = (0..queues.len()).find(|&c| !queues[c].iter().eq(end.channels[c].iter())) {
+                failure = Some((
+                    None,
+                    format!(
+                        "channel {} ends holding {:?} instead of {:?}",
+                        self.describe_channel(ChannelId(c as u32)),
+                        queues[c],
+                        end.channels[c]
+                    ),
+                ));
+            }
+        }
+        if let Some((position, reason)) = failure {
+            let event = position.map(|p| self.at(p));
+            self.violations.push(Violation::EndUnreachable { snapshot: id, event, reason });
+        }
+        end
+    }
+}

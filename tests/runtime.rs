@@ -1,0 +1,151 @@
+//! The threaded runtime: bank clusters with concurrent snapshots, every snapshot verified; bad
+//! API use refused with typed errors; a panicking application surfaces as an error.
+
+use chandy_lamport::bank::{Bank, BankCommand, Jars};
+use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
+use chandy_lamport::topology::{Initiators, TopologyError};
+use chandy_lamport::verify::verify;
+use chandy_lamport::workload::{run, Workload};
+use chandy_lamport::{Application, ProcessId, SnapshotId, Topology, Variant};
+
+fn workload(topology: Topology, seed: u64) {
+    let mut w = Workload::new(topology, 2_000, 6);
+    w.seed = seed;
+    let report = run(&w).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    assert_eq!(report.snapshots.len(), 6);
+    assert!(report.snapshots.iter().all(|s| s.in_houses + s.in_transit == report.total));
+}
+
+#[test]
+fn complete_graphs_of_3_and_5_with_concurrent_snapshots_verify() {
+    for seed in 1..=3 {
+        workload(Topology::complete(3).unwrap(), seed);
+        workload(Topology::complete(5).unwrap(), seed);
+    }
+}
+
+#[test]
+fn rings_of_3_and_5_with_concurrent_snapshots_verify() {
+    for seed in 1..=3 {
+        workload(Topology::ring(3).unwrap(), seed);
+        workload(Topology::ring(5).unwrap(), seed);
+        workload(Topology::bidi_ring(5).unwrap(), seed);
+        workload(Topology::star(5).unwrap(), seed);
+    }
+}
+
+#[test]
+fn a_snapshot_in_flight_at_shutdown_completes_and_nothing_is_lost() {
+    let t = Topology::ring(4).unwrap();
+    let options = Options { trace: true, ..Options::default() };
+    let mut c = Cluster::start(t.clone(), vec![Bank::new(5); 4], options).unwrap();
+    for i in 0..4u16 {
+        c.command(ProcessId(i), BankCommand::Transfer { to: ProcessId((i + 1) % 4), amount: 3 }).unwrap();
+    }
+    c.initiate(SnapshotId(7), ProcessId(2)).unwrap();
+    let out = c.shutdown().unwrap();
+    assert!(out.incomplete.is_empty());
+    assert_eq!(out.snapshots.len(), 1);
+    assert_eq!(out.states.iter().map(|b| b.jars).sum::<u32>(), 20);
+    let trace = out.trace.unwrap();
+    verify(&t, &trace, &out.snapshots[0]).unwrap();
+    assert_eq!(out.snapshots[0].state.total(), 20);
+}
+
+#[test]
+fn wait_returns_the_assembled_snapshot() {
+    let t = Topology::complete(3).unwrap();
+    let mut c = Cluster::start(t, vec![Bank::new(4); 3], Options::default()).unwrap();
+    c.command(ProcessId(0), BankCommand::Transfer { to: ProcessId(1), amount: 4 }).unwrap();
+    c.initiate(SnapshotId(0), ProcessId(1)).unwrap();
+    c.initiate(SnapshotId(0), ProcessId(2)).unwrap();
+    c.initiate(SnapshotId(1), ProcessId(0)).unwrap();
+    let s0 = c.wait(SnapshotId(0)).unwrap();
+    let s1 = c.wait(SnapshotId(1)).unwrap();
+    assert_eq!((s0.state.total(), s1.state.total()), (12, 12));
+    let out = c.shutdown().unwrap();
+    assert_eq!(out.snapshots.len(), 2);
+    assert!(out.trace.is_none());
+}
+
+#[test]
+fn bad_api_use_gives_typed_errors() {
+    let t = Topology::complete(3).unwrap();
+    assert_eq!(
+        Cluster::start(t.clone(), vec![Bank::new(1); 2], Options::default()).unwrap_err(),
+        RuntimeError::WrongAppCount { expected: 3, got: 2 }
+    );
+    let channel_fault = Options { variant: Variant::NonFifo, ..Options::default() };
+    assert_eq!(
+        Cluster::start(t.clone(), vec![Bank::new(1); 3], channel_fault).unwrap_err(),
+        RuntimeError::UnsupportedVariant(Variant::NonFifo)
+    );
+    let line = Topology::from_names(&["a", "b"], &[("a", "b")]).unwrap();
+    assert!(matches!(
+        Cluster::start(line, vec![Bank::new(1); 2], Options::default()).unwrap_err(),
+        RuntimeError::Topology(TopologyError::Unreachable { .. })
+    ));
+    let only0 = Options { initiators: Initiators::Only(vec![ProcessId(0)]), ..Options::default() };
+    let mut c = Cluster::start(t, vec![Bank::new(1); 3], only0).unwrap();
+    assert_eq!(
+        c.command(ProcessId(9), BankCommand::Sell { amount: 1 }).unwrap_err(),
+        RuntimeError::UnknownProcess(ProcessId(9))
+    );
+    assert_eq!(c.initiate(SnapshotId(0), ProcessId(1)).unwrap_err(), RuntimeError::NotAnInitiator(ProcessId(1)));
+    assert_eq!(c.initiate(SnapshotId(0), ProcessId(5)).unwrap_err(), RuntimeError::UnknownProcess(ProcessId(5)));
+    c.initiate(SnapshotId(0), ProcessId(0)).unwrap();
+    assert_eq!(
+        c.initiate(SnapshotId(0), ProcessId(0)).unwrap_err(),
+        RuntimeError::AlreadyInitiated { snapshot: SnapshotId(0), process: ProcessId(0) }
+    );
+    assert_eq!(c.wait(SnapshotId(3)).unwrap_err(), RuntimeError::UnknownSnapshot(SnapshotId(3)));
+    // Refused commands are reported, not fatal.
+    c.command(ProcessId(1), BankCommand::Transfer { to: ProcessId(2), amount: 5 }).unwrap();
+    c.command(ProcessId(1), BankCommand::Transfer { to: ProcessId(1), amount: 1 }).unwrap();
+    let out = c.shutdown().unwrap();
+    assert_eq!(out.rejected.len(), 2);
+    assert!(out.rejected[0].reason.contains("not enough jars"), "{:?}", out.rejected);
+    assert!(out.rejected[1].reason.contains("not a neighbour"), "{:?}", out.rejected);
+}
+
+/// A house that panics when told to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Fragile(Bank);
+
+impl Application for Fragile {
+    type Msg = Jars;
+    fn on_message(&mut self, from: ProcessId, msg: &Jars) {
+        self.0.on_message(from, msg)
+    }
+}
+
+#[derive(Debug)]
+enum FragileCommand {
+    Transfer(ProcessId),
+    Panic,
+}
+
+impl Service for Fragile {
+    type Command = FragileCommand;
+    type Rejection = chandy_lamport::bank::BankError;
+    fn on_command(&mut self, cmd: FragileCommand, out: &mut Outbox<'_, Jars>) -> Result<(), Self::Rejection> {
+        match cmd {
+            FragileCommand::Transfer(to) => self.0.on_command(BankCommand::Transfer { to, amount: 1 }, out),
+            FragileCommand::Panic => panic!("the house burned down"),
+        }
+    }
+}
+
+#[test]
+fn a_panicking_application_is_an_error_not_a_hang() {
+    let t = Topology::complete(3).unwrap();
+    let mut c = Cluster::start(t, vec![Fragile(Bank::new(3)); 3], Options::default()).unwrap();
+    c.command(ProcessId(0), FragileCommand::Transfer(ProcessId(1))).unwrap();
+    c.command(ProcessId(1), FragileCommand::Panic).unwrap();
+    c.command(ProcessId(2), FragileCommand::Transfer(ProcessId(1))).unwrap();
+    c.initiate(SnapshotId(0), ProcessId(0)).unwrap();
+    // The snapshot cannot complete: the failure is reported to the waiter.
+    let expected = RuntimeError::Panicked { process: "P1".into(), message: "the house burned down".into() };
+    assert_eq!(c.wait(SnapshotId(0)).unwrap_err(), expected);
+    assert_eq!(c.shutdown().unwrap_err(), expected);
+}

@@ -1,0 +1,278 @@
+//! The trace checker on hand-made traces: a correct run passes, and each kind of broken run is
+//! rejected with its specific violation.
+
+use chandy_lamport::bank::{Bank, Jars};
+use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
+use chandy_lamport::trace::{Event, EventKind, MsgId, Trace};
+use chandy_lamport::verify::{check, verify, Clause, VerifyError, Violation};
+use chandy_lamport::{ChannelId, ProcessId, SnapshotId, Topology};
+
+const S: SnapshotId = SnapshotId(0);
+const P0: ProcessId = ProcessId(0);
+const P1: ProcessId = ProcessId(1);
+
+/// Writes a two-house trace event by event, keeping each house's balance.
+struct Run {
+    topology: Topology,
+    trace: Trace<Bank>,
+    states: Vec<Bank>,
+    amounts: Vec<(MsgId, u32)>,
+    next: u64,
+}
+
+impl Run {
+    fn new() -> Self {
+        let topology = Topology::complete(2).unwrap();
+        let states = vec![Bank::new(10), Bank::new(10)];
+        Run { topology, trace: Trace::new(states.clone()), states, amounts: Vec::new(), next: 0 }
+    }
+    fn ch(&self, from: ProcessId, to: ProcessId) -> ChannelId {
+        self.topology.channel_between(from, to).unwrap()
+    }
+    fn push(&mut self, p: ProcessId, kind: EventKind<Jars>) {
+        self.trace.events.push(Event { process: p, kind, state: self.states[p.index()] });
+    }
+    fn send(&mut self, p: ProcessId, amount: u32) -> MsgId {
+        let id = MsgId::new(p, self.next);
+        self.next += 1;
+        self.states[p.index()].jars -= amount;
+        self.amounts.push((id, amount));
+        let channel = self.ch(p, ProcessId(1 - p.0));
+        self.push(p, EventKind::Send { channel, id, msg: Jars(amount) });
+        id
+    }
+    fn recv(&mut self, p: ProcessId, id: MsgId) {
+        let amount = self.amounts.iter().find(|(m, _)| *m == id).unwrap().1;
+        self.states[p.index()].jars += amount;
+        let channel = self.ch(ProcessId(1 - p.0), p);
+        self.push(p, EventKind::Receive { channel, id });
+    }
+    fn record(&mut self, p: ProcessId, initiated: bool) {
+        self.push(p, EventKind::Record { snapshot: S, initiated });
+        let channel = self.ch(p, ProcessId(1 - p.0));
+        self.push(p, EventKind::MarkerSend { snapshot: S, channel });
+    }
+    fn marker(&mut self, p: ProcessId) {
+        let channel = self.ch(ProcessId(1 - p.0), p);
+        self.push(p, EventKind::MarkerReceive { snapshot: S, channel });
+    }
+    fn snapshot(&self, p0: u32, p1: u32, c01: &[u32], c10: &[u32]) -> GlobalSnapshot<Bank> {
+        let jars = |v: &[u32]| v.iter().map(|&a| Jars(a)).collect::<Vec<_>>();
+        GlobalSnapshot {
+            id: S,
+            state: GlobalState { processes: vec![Bank::new(p0), Bank::new(p1)], channels: vec![jars(c01), jars(c10)] },
+        }
+    }
+}
+
+/// P0 sends 1, records and sends its marker; P1 sends 2, receives the 1, then the marker
+/// (records); P0 receives the 2 (recorded on P1->P0) and then P1's marker.
+fn correct() -> (Run, GlobalSnapshot<Bank>) {
+    let mut r = Run::new();
+    let m1 = r.send(P0, 1);
+    r.record(P0, true);
+    let m2 = r.send(P1, 2);
+    r.recv(P1, m1);
+    r.marker(P1);
+    r.record(P1, false);
+    r.recv(P0, m2);
+    r.marker(P0);
+    let s = r.snapshot(9, 9, &[], &[2]);
+    (r, s)
+}
+
+fn violation(r: &Run, s: &GlobalSnapshot<Bank>) -> Violation {
+    match verify(&r.topology, &r.trace, s) {
+        Err(VerifyError::Violation(v)) => v,
+        other => panic!("expected a violation, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_correct_run_verifies_with_begin_star_and_end() {
+    let (r, s) = correct();
+    let v = verify(&r.topology, &r.trace, &s).unwrap();
+    // S_begin: P0 has sent the 1 (in transit), nothing else happened.
+    assert_eq!(v.begin.processes, vec![Bank::new(9), Bank::new(10)]);
+    assert_eq!(v.begin.channels, vec![vec![Jars(1)], vec![]]);
+    assert_eq!(v.star, s.state);
+    // S_end: everything delivered.
+    assert_eq!(v.end.processes, vec![Bank::new(11), Bank::new(9)]);
+    assert_eq!(v.end.channels, vec![vec![], vec![]]);
+}
+
+#[test]
+fn inward_crossing_is_named_with_its_send_and_receipt() {
+    let mut r = Run::new();
+    r.record(P0, true);
+    // P0's send after recording overtakes its marker: P1 receives it before recording.
+    let m = {
+        let marker = r.trace.events.pop().unwrap();
+        let m = r.send(P0, 3);
+        r.trace.events.push(marker);
+        m
+    };
+    r.recv(P1, m);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let s = r.snapshot(10, 13, &[], &[]);
+    match violation(&r, &s) {
+        Violation::InwardCrossing { msg, send, receive, .. } => {
+            assert_eq!(msg, m);
+            assert_eq!((send.process, send.position), (P0, 1));
+            assert_eq!((receive.process, receive.position), (P1, 3));
+        }
+        other => panic!("{other}"),
+    }
+    // The recorded state is not reachable either, and the end state not from it.
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    assert!(!report.holds(Clause::RecordedReachable));
+    assert!(!report.holds(Clause::EndReachable));
+}
+
+#[test]
+fn a_missing_in_flight_message_is_named() {
+    let (r, _) = correct();
+    let s = r.snapshot(9, 9, &[], &[]);
+    match violation(&r, &s) {
+        Violation::MissingMessage { msg, channel, send, .. } => {
+            assert_eq!(msg, MsgId::new(P1, 1));
+            assert_eq!(channel, r.ch(P1, P0));
+            assert_eq!(send.process, P1);
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn an_extra_recorded_message_is_named() {
+    let (r, _) = correct();
+    let s = r.snapshot(9, 9, &[], &[2, 5]);
+    match violation(&r, &s) {
+        Violation::ExtraMessage { index, message, .. } => {
+            assert_eq!(index, 1);
+            assert_eq!(message, "Jars(5)");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn messages_recorded_out_of_order_are_named() {
+    let mut r = Run::new();
+    r.record(P0, true);
+    let a = r.send(P1, 1);
+    let b = r.send(P1, 2);
+    r.marker(P1);
+    r.record(P1, false);
+    r.recv(P0, a);
+    r.recv(P0, b);
+    r.marker(P0);
+    let s = r.snapshot(10, 7, &[], &[2, 1]);
+    match violation(&r, &s) {
+        Violation::OutOfOrder { expected, .. } => assert_eq!(expected, vec![a, b]),
+        other => panic!("{other}"),
+    }
+    let right = r.snapshot(10, 7, &[], &[1, 2]);
+    verify(&r.topology, &r.trace, &right).unwrap();
+}
+
+#[test]
+fn an_unterminated_snapshot_is_named() {
+    let (mut r, s) = correct();
+    // Drop P0's receipt of P1's marker: the record of P1->P0 never closes.
+    r.trace.events.pop();
+    assert_eq!(violation(&r, &s), Violation::NotClosed { snapshot: S, channel: r.ch(P1, P0) });
+    // A process that never records.
+    let mut r = Run::new();
+    let m = r.send(P0, 1);
+    r.record(P0, true);
+    r.recv(P1, m);
+    let s = r.snapshot(9, 11, &[], &[]);
+    assert_eq!(violation(&r, &s), Violation::NotRecorded { snapshot: S, process: P1 });
+}
+
+#[test]
+fn a_non_fifo_delivery_before_the_cut_makes_the_recorded_state_unreachable() {
+    let mut r = Run::new();
+    let a = r.send(P0, 1);
+    let b = r.send(P0, 2);
+    r.record(P0, true);
+    // P1 receives b before a, both before recording.
+    r.recv(P1, b);
+    r.recv(P1, a);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let s = r.snapshot(7, 13, &[], &[]);
+    match violation(&r, &s) {
+        Violation::RecordedUnreachable { event: Some(e), reason, .. } => {
+            assert_eq!((e.process, e.position), (P1, 4));
+            assert!(reason.contains("at the head"), "{reason}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_non_fifo_delivery_after_the_cut_makes_the_end_state_unreachable() {
+    let mut r = Run::new();
+    r.record(P0, true);
+    // Both sent after the cut, delivered in the wrong order after the cut, before the last
+    // record closes.
+    let a = r.send(P0, 1);
+    let b = r.send(P0, 2);
+    r.marker(P1);
+    r.record(P1, false);
+    r.recv(P1, b);
+    r.recv(P1, a);
+    r.marker(P0);
+    let s = r.snapshot(10, 10, &[], &[]);
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    assert!(report.holds(Clause::NoInwardCrossing));
+    assert!(report.holds(Clause::ExactRecords));
+    assert!(report.holds(Clause::RecordedReachable));
+    match violation(&r, &s) {
+        Violation::EndUnreachable { event: Some(e), .. } => assert_eq!((e.process, e.position), (P1, 7)),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn records_in_arrival_order_differ_from_the_channel_order_after_a_non_fifo_delivery() {
+    let mut r = Run::new();
+    r.record(P0, true);
+    let a = r.send(P1, 1);
+    let b = r.send(P1, 2);
+    r.marker(P1);
+    r.record(P1, false);
+    r.recv(P0, b);
+    r.recv(P0, a);
+    r.marker(P0);
+    let s = r.snapshot(10, 7, &[], &[2, 1]);
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    assert!(!report.holds(Clause::ExactRecords));
+    assert!(!report.holds(Clause::RecordedReachable));
+    assert!(report.holds(Clause::NoInwardCrossing));
+}
+
+#[test]
+fn a_wrong_recorded_state_is_not_reachable() {
+    let (r, _) = correct();
+    let s = r.snapshot(8, 9, &[], &[2]);
+    match violation(&r, &s) {
+        Violation::RecordedUnreachable { reason, .. } => assert!(reason.contains("P0 recorded"), "{reason}"),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn malformed_traces_and_snapshots_are_refused() {
+    let (mut r, s) = correct();
+    let wrong = GlobalSnapshot { id: S, state: GlobalState { processes: vec![Bank::new(1)], channels: vec![] } };
+    assert!(matches!(verify(&r.topology, &r.trace, &wrong), Err(VerifyError::Check(_))));
+    // A receipt before its send.
+    r.trace.events.swap(0, 4);
+    assert!(matches!(verify(&r.topology, &r.trace, &s), Err(VerifyError::Check(_))));
+}
