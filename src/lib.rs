@@ -24,4 +24,4 @@ pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot,
 pub use crate::topology::{Channel, ChannelId, Initiators, ProcessId, Topology, TopologyError};
 pub use crate::trace::{Event, EventKind, MsgId, Trace};
 pub use crate::variant::Variant;
-pub use crate::verify::{check, verify, Clause, Report, Verified, Violation};
+pub use crate::verify::{check, unterminated, verify, Clause, Report, Verified, Violation};

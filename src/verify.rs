@@ -255,6 +255,37 @@ fn clause_rank(c: Clause) -> u8 {
     }
 }
 
+/// Clause (e) alone, for a snapshot that was never assembled: which processes never recorded
+/// and which channel records never closed in `trace`.
+pub fn unterminated<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: SnapshotId,
+) -> Result<Vec<Violation>, CheckError> {
+    trace.validate(topology)?;
+    Ok(termination(topology, trace, snapshot))
+}
+
+fn termination<A: Application>(topology: &Topology, trace: &Trace<A>, snapshot: SnapshotId) -> Vec<Violation> {
+    let mut recorded = vec![false; topology.len()];
+    let mut closed = vec![false; topology.channels().len()];
+    for e in &trace.events {
+        match e.kind {
+            EventKind::Record { snapshot: s, .. } if s == snapshot => recorded[e.process.index()] = true,
+            EventKind::MarkerReceive { snapshot: s, channel } if s == snapshot => closed[channel.index()] = true,
+            _ => {}
+        }
+    }
+    let processes = topology
+        .processes()
+        .filter(|p| !recorded[p.index()])
+        .map(|process| Violation::NotRecorded { snapshot, process });
+    let channels = (0..closed.len())
+        .filter(|&c| !closed[c])
+        .map(|c| Violation::NotClosed { snapshot, channel: ChannelId(c as u32) });
+    processes.chain(channels).collect()
+}
+
 /// Checks every clause and reports all violations found, with S_begin and S_end.
 pub fn check<A: Application>(
     topology: &Topology,
@@ -333,11 +364,6 @@ impl<'t, A: Application> Checker<'t, A> {
     fn run(mut self) -> Result<Report<A>, CheckError> {
         let id = self.snapshot.id;
         // (e) termination.
-        for p in self.topology.processes() {
-            if self.record[p.index()].is_none() {
-                self.violations.push(Violation::NotRecorded { snapshot: id, process: p });
-            }
-        }
         let mut closed_at: Vec<Option<usize>> = vec![None; self.topology.channels().len()];
         for (position, e) in self.trace.events.iter().enumerate() {
             if let EventKind::MarkerReceive { snapshot, channel } = e.kind {
@@ -346,11 +372,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 }
             }
         }
-        for (c, closed) in closed_at.iter().enumerate() {
-            if closed.is_none() {
-                self.violations.push(Violation::NotClosed { snapshot: id, channel: ChannelId(c as u32) });
-            }
-        }
+        self.violations.extend(termination(self.topology, self.trace, id));
         let record: Vec<usize> = match self.record.iter().copied().collect::<Option<Vec<_>>>() {
             Some(r) => r,
             None => return Ok(Report { violations: self.violations, begin: None, end: None }),
