@@ -11,6 +11,7 @@ pub mod bank;
 pub mod core;
 pub mod formats;
 pub mod runtime;
+pub mod sim;
 pub mod snapshot;
 pub(crate) mod sync;
 pub mod topology;

@@ -1,6 +1,8 @@
 //! Text formats shared with the course scenario suite: topologies (`.top`), event scripts
 //! (`.events`) and expected snapshots (`.snap`). Every error names the file and the line.
 
+pub mod events;
+pub mod snap;
 pub mod top;
 
 use std::path::Path;
@@ -45,6 +47,47 @@ pub enum Problem {
     /// The file could not be read.
     #[error("cannot read: {0}")]
     Io(String),
+    /// A node id that is not in the topology.
+    #[error("unknown node {name}")]
+    UnknownNode {
+        /// The id given.
+        name: String,
+    },
+    /// A transfer of more tokens than the sender holds.
+    #[error("transfer larger than the balance: {node} holds {have} tokens, {want} asked")]
+    NotEnoughTokens {
+        /// The sender.
+        node: String,
+        /// Tokens it holds.
+        have: u32,
+        /// Tokens asked for.
+        want: u32,
+    },
+    /// A transfer of zero tokens.
+    #[error("a transfer must carry at least one token")]
+    EmptyTransfer,
+    /// A transfer between two nodes with no link from the first to the second.
+    #[error("no link {from} -> {to}")]
+    NoLink {
+        /// The sender.
+        from: String,
+        /// The receiver.
+        to: String,
+    },
+    /// A node listed twice in one snapshot block.
+    #[error("node {node} is listed twice in snapshot {snapshot}")]
+    DuplicateNode {
+        /// The snapshot.
+        snapshot: u32,
+        /// The node.
+        node: String,
+    },
+    /// Two blocks with one snapshot id.
+    #[error("snapshot {snapshot} appears twice")]
+    DuplicateSnapshot {
+        /// The snapshot.
+        snapshot: u32,
+    },
 }
 
 /// A problem at a line of a file.

@@ -1,0 +1,149 @@
+//! What a finished simulation hands back, its checks, and its snapshots in `.snap` form.
+
+use thiserror::Error;
+
+use crate::bank::{Bank, Jars};
+use crate::core::SnapshotId;
+use crate::formats::snap::{SnapBlock, SnapMessage};
+use crate::snapshot::GlobalSnapshot;
+use crate::topology::{ChannelId, ProcessId, Topology};
+use crate::trace::Trace;
+use crate::verify::{unterminated, verify, VerifyError, Violation};
+
+/// A global snapshot assembled by the simulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimSnapshot {
+    /// The recorded states and channel records.
+    pub global: GlobalSnapshot<Bank>,
+    /// The channel of every recorded message, in the order they were recorded (all destinations
+    /// together), so the receive order across one destination's channels is kept.
+    pub arrivals: Vec<ChannelId>,
+}
+
+impl SimSnapshot {
+    /// The snapshot as a `.snap` block: nodes in name order, then the recorded messages grouped
+    /// by destination (in name order), each group in receive order.
+    pub fn to_block(&self, topology: &Topology) -> SnapBlock {
+        let name = |p: ProcessId| topology.name(p).to_string();
+        let state = &self.global.state;
+        let mut nodes: Vec<ProcessId> = topology.processes().collect();
+        nodes.sort_by_key(|&p| name(p));
+        let balances =
+            nodes.iter().map(|&p| (name(p), state.processes.get(p.index()).map_or(0, |b| u64::from(b.jars)))).collect();
+        let mut taken = vec![0usize; state.channels.len()];
+        let mut messages = Vec::new();
+        let mut push = |c: ChannelId, jars: &Jars| {
+            let ch = topology.channel(c);
+            messages.push(SnapMessage { src: name(ch.from), dst: name(ch.to), tokens: u64::from(jars.0) });
+        };
+        for &dst in &nodes {
+            for &c in self.arrivals.iter().filter(|c| topology.channel(**c).to == dst) {
+                if let Some(jars) = state.channels.get(c.index()).and_then(|r| r.get(taken[c.index()])) {
+                    taken[c.index()] += 1;
+                    push(c, jars);
+                }
+            }
+            // Anything the arrival order does not account for, channel by channel.
+            for &c in topology.incoming(dst) {
+                for jars in state.channels.get(c.index()).map_or(&[][..], |r| &r[taken[c.index()].min(r.len())..]) {
+                    push(c, jars);
+                }
+            }
+        }
+        SnapBlock { id: self.global.id.0, balances, messages }
+    }
+}
+
+/// A snapshot that fails a check.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SnapshotFailure {
+    /// The snapshot never completed everywhere (clause (e)).
+    #[error("snapshot {snapshot} never completed: {}", violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Unterminated {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The processes that never recorded and the channel records never closed.
+        violations: Vec<Violation>,
+    },
+    /// The trace checker rejected the snapshot.
+    #[error("snapshot {snapshot} fails the trace checker: {error}")]
+    Verify {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// Why.
+        error: VerifyError,
+    },
+    /// The recorded tokens do not add up to the total.
+    #[error("snapshot {snapshot} records {recorded} tokens (nodes plus messages) but the total is {total}")]
+    NotConserved {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// Recorded.
+        recorded: u64,
+        /// The total at the start.
+        total: u64,
+    },
+}
+
+/// The outcome of a simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// Snapshots completed everywhere, by id.
+    pub snapshots: Vec<SimSnapshot>,
+    /// Started snapshots that never completed everywhere, by id.
+    pub incomplete: Vec<SnapshotId>,
+    /// Final state of every process.
+    pub states: Vec<Bank>,
+    /// Application messages still in transit, by channel, head first.
+    pub in_transit: Vec<Vec<Jars>>,
+    /// The run, as the trace checker reads it.
+    pub trace: Trace<Bank>,
+    /// The time at the end.
+    pub time: u64,
+}
+
+impl Finished {
+    /// Tokens at the start.
+    pub fn total(&self) -> u64 {
+        self.trace.initial.iter().map(|b| u64::from(b.jars)).sum()
+    }
+
+    /// Tokens at the end: held plus in transit (equal to [`Finished::total`] in every run).
+    pub fn final_total(&self) -> u64 {
+        let held: u64 = self.states.iter().map(|b| u64::from(b.jars)).sum();
+        held + self.in_transit.iter().flatten().map(|j| u64::from(j.0)).sum::<u64>()
+    }
+
+    /// The completed snapshots as `.snap` blocks, by id.
+    pub fn blocks(&self, topology: &Topology) -> Vec<SnapBlock> {
+        self.snapshots.iter().map(|s| s.to_block(topology)).collect()
+    }
+
+    /// Checks every started snapshot, in id order: it completed, it passes the trace checker
+    /// ([`verify`]) and its recorded tokens add up to the total. Returns the first failure.
+    pub fn check(&self, topology: &Topology) -> Result<(), SnapshotFailure> {
+        let total = self.total();
+        let mut ids: Vec<SnapshotId> =
+            self.snapshots.iter().map(|s| s.global.id).chain(self.incomplete.iter().copied()).collect();
+        ids.sort();
+        ids.dedup();
+        for id in ids {
+            match self.snapshots.iter().find(|s| s.global.id == id) {
+                Some(s) => {
+                    verify(topology, &self.trace, &s.global)
+                        .map_err(|error| SnapshotFailure::Verify { snapshot: id, error })?;
+                    let recorded = s.global.state.total();
+                    if recorded != total {
+                        return Err(SnapshotFailure::NotConserved { snapshot: id, recorded, total });
+                    }
+                }
+                None => {
+                    let violations = unterminated(topology, &self.trace, id)
+                        .map_err(|e| SnapshotFailure::Verify { snapshot: id, error: e.into() })?;
+                    return Err(SnapshotFailure::Unterminated { snapshot: id, violations });
+                }
+            }
+        }
+        Ok(())
+    }
+}

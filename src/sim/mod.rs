@@ -1,0 +1,24 @@
+//! A tick-based deterministic simulator driving the sans-IO core, and the replay of course
+//! scenarios (`.top` + `.events` + delays) against their expected `.snap` files.
+//!
+//! - [`Simulator`]: the bank at every node of a topology, channels as queues with due times, the
+//!   course suite's scheduling rules, the marker rules of [`crate::core::Process`], a trace for
+//!   the trace checker and global snapshots from [`crate::snapshot::Assembler`];
+//! - [`DelaySource`]: delays from a file (`delays.txt`) or a seeded generator;
+//! - [`replay`]: a scenario in, verified snapshots as `.snap` text out, compared with the
+//!   expected files on request.
+
+mod delays;
+mod error;
+mod expected;
+mod finished;
+mod links;
+mod replay;
+mod simulator;
+
+pub use delays::{DelaySequence, DelaySource, MAX_SEEDED_DELAY};
+pub use error::SimError;
+pub use expected::load_expected;
+pub use finished::{Finished, SimSnapshot, SnapshotFailure};
+pub use replay::{compare_with, replay, run_events, DelayChoice, Replay, ReplayError, ReplayOutcome, SETTLE_TICKS};
+pub use simulator::{SimConfig, Simulator, MARKER_LOSS_PERCENT};

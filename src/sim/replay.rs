@@ -1,0 +1,225 @@
+//! Replaying a scenario of the course suite: a `.top`, an `.events` script and a delay source in,
+//! the snapshots out as `.snap` text — each one checked by the trace checker and for
+//! conservation — and, given an expectation prefix, compared with the expected files.
+//!
+//! A command-line front end is a thin wrapper:
+//!
+//! ```no_run
+//! use chandy_lamport::sim::{replay, DelayChoice, Replay};
+//!
+//! let request = Replay::new("2nodes.top", "2nodes-message.events", DelayChoice::File("delays.txt".into()))
+//!     .expect("2nodes-message");
+//! match replay(&request) {
+//!     Ok(outcome) => {
+//!         print!("{}", outcome.snap_text());
+//!         if let Some(comparison) = outcome.comparison.as_ref().filter(|c| !c.matches()) {
+//!             eprintln!("{comparison}");
+//!             std::process::exit(1);
+//!         }
+//!     }
+//!     Err(e) => {
+//!         eprintln!("error: {e}");
+//!         std::process::exit(2);
+//!     }
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::delays::{DelaySequence, DelaySource};
+use super::error::SimError;
+use super::expected::load_expected;
+use super::finished::{Finished, SnapshotFailure};
+use super::simulator::{SimConfig, Simulator};
+use crate::bank::BankError;
+use crate::formats::events::{Command, EventsFile};
+use crate::formats::snap::{compare, write, Comparison, SnapBlock};
+use crate::formats::top::TopFile;
+use crate::formats::{FormatError, Problem};
+use crate::topology::{ProcessId, Topology};
+use crate::variant::Variant;
+
+/// Ticks run after every snapshot has completed, as the course suite does (its largest delay
+/// plus one), so the last messages arrive.
+pub const SETTLE_TICKS: u64 = 6;
+
+/// Where a replay takes its delays from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DelayChoice {
+    /// A delay file, one integer a line (the suite's `delays.txt`).
+    File(PathBuf),
+    /// The seeded generator.
+    Seed(u64),
+}
+
+/// What to replay.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Replay {
+    /// The `.top` file.
+    pub topology: PathBuf,
+    /// The `.events` file.
+    pub events: PathBuf,
+    /// The delays.
+    pub delays: DelayChoice,
+    /// The expectation prefix: compare with `PREFIX.snap` or `PREFIX0.snap`, `PREFIX1.snap`, ….
+    pub expect: Option<PathBuf>,
+    /// The fault variant (the correct algorithm by default).
+    pub variant: Variant,
+}
+
+impl Replay {
+    /// A replay of `events` on `topology` with these delays, no comparison, correct algorithm.
+    pub fn new(topology: impl Into<PathBuf>, events: impl Into<PathBuf>, delays: DelayChoice) -> Self {
+        Replay { topology: topology.into(), events: events.into(), delays, expect: None, variant: Variant::None }
+    }
+
+    /// Compares with the expected files of `prefix`.
+    pub fn expect(mut self, prefix: impl Into<PathBuf>) -> Self {
+        self.expect = Some(prefix.into());
+        self
+    }
+}
+
+/// A replay that could not produce verified snapshots.
+#[derive(Debug, Error)]
+pub enum ReplayError {
+    /// A file could not be read or parsed, or a command failed (unknown node, transfer larger
+    /// than the balance, no such link): names the file and the line.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The simulation failed at a command (e.g. the delays ran out).
+    #[error("{file}:{line}: {error}")]
+    Command {
+        /// The `.events` file.
+        file: String,
+        /// The command's line.
+        line: usize,
+        /// What failed.
+        error: SimError,
+    },
+    /// The simulation failed after the last command, while finishing the snapshots.
+    #[error("{file}: after the last command: {error}")]
+    Completion {
+        /// The `.events` file.
+        file: String,
+        /// What failed.
+        error: SimError,
+    },
+    /// A snapshot never completed, failed the trace checker, or does not conserve tokens.
+    #[error("{file}: {failure}")]
+    Snapshot {
+        /// The `.events` file.
+        file: String,
+        /// The failure.
+        failure: SnapshotFailure,
+    },
+    /// An expected file the comparison needs does not exist.
+    #[error(
+        "missing expected file {path} (the run took {snapshots} snapshot(s); one is expected in PREFIX.snap, \
+         several in PREFIX0.snap, PREFIX1.snap, ...)"
+    )]
+    MissingExpected {
+        /// The file looked for.
+        path: String,
+        /// Snapshots the run took.
+        snapshots: usize,
+    },
+}
+
+/// A replay's result: verified snapshots, and the comparison when an expectation was given.
+#[derive(Clone, Debug)]
+pub struct ReplayOutcome {
+    /// The topology replayed.
+    pub topology: Topology,
+    /// The snapshots, by id, in `.snap` form.
+    pub blocks: Vec<SnapBlock>,
+    /// The comparison with the expected files, when a prefix was given.
+    pub comparison: Option<Comparison>,
+    /// The whole run (trace, final states).
+    pub run: Finished,
+}
+
+impl ReplayOutcome {
+    /// The snapshots as `.snap` text, one block per id.
+    pub fn snap_text(&self) -> String {
+        write(&self.blocks)
+    }
+
+    /// False only when a comparison was made and found differences.
+    pub fn matches(&self) -> bool {
+        self.comparison.as_ref().map_or(true, Comparison::matches)
+    }
+}
+
+/// Replays a scenario: reads the files, runs the script on the simulator, ticks until every
+/// snapshot completed and [`SETTLE_TICKS`] more, checks every snapshot with the trace checker
+/// and for conservation, and compares with the expected files when a prefix is given.
+pub fn replay(request: &Replay) -> Result<ReplayOutcome, ReplayError> {
+    let top = TopFile::read(&request.topology)?;
+    let events = EventsFile::read(&request.events)?;
+    let delays = match &request.delays {
+        DelayChoice::File(path) => DelaySource::Sequence(DelaySequence::read(path)?),
+        DelayChoice::Seed(seed) => DelaySource::Seeded(*seed),
+    };
+    let config = SimConfig { variant: request.variant, ..SimConfig::new(delays) };
+    let run = run_events(&top, &events, config)?;
+    run.check(&top.topology).map_err(|failure| ReplayError::Snapshot { file: events.file.clone(), failure })?;
+    let blocks = run.blocks(&top.topology);
+    let comparison = match &request.expect {
+        Some(prefix) => Some(compare_with(prefix, &blocks, run.total())?),
+        None => None,
+    };
+    Ok(ReplayOutcome { topology: top.topology, blocks, comparison, run })
+}
+
+/// Compares blocks with the expected files of `prefix` (see [`load_expected`]) by the suite's
+/// rules, `total` being the tokens every snapshot must account for.
+pub fn compare_with(prefix: &Path, blocks: &[SnapBlock], total: u64) -> Result<Comparison, ReplayError> {
+    let expected = load_expected(prefix, blocks.len())?;
+    Ok(compare(&expected, blocks, Some(total)))
+}
+
+/// Runs an event script on a fresh simulator: every command at once in its time step, then
+/// ticks until every snapshot completed (or nothing is left in transit) and [`SETTLE_TICKS`]
+/// more. Command errors name the `.events` file and line.
+pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Result<Finished, ReplayError> {
+    let mut sim = Simulator::new(top.topology.clone(), &top.tokens, config)
+        .map_err(|error| ReplayError::Completion { file: events.file.clone(), error })?;
+    for step in &events.steps {
+        let node = |name: &str| -> Result<ProcessId, ReplayError> {
+            top.topology
+                .process(name)
+                .map_err(|_| events.error(step.line, Problem::UnknownNode { name: name.to_string() }).into())
+        };
+        let result = match &step.command {
+            Command::Send { from, to, tokens } => {
+                let (from, to) = (node(from)?, node(to)?);
+                sim.transfer(from, to, *tokens).map(drop)
+            }
+            Command::Snapshot { node: at } => sim.start_snapshot(node(at)?).map(drop),
+            Command::Tick { count } => sim.tick(*count),
+        };
+        result.map_err(|error| command_error(events, step.line, error))?;
+    }
+    let finish = |sim: &mut Simulator| {
+        sim.run_to_completion()?;
+        sim.tick(SETTLE_TICKS)
+    };
+    finish(&mut sim).map_err(|error| ReplayError::Completion { file: events.file.clone(), error })?;
+    Ok(sim.finish())
+}
+
+/// A command's failure: a [`FormatError`] at its line when the script is at fault.
+fn command_error(events: &EventsFile, line: usize, error: SimError) -> ReplayError {
+    let problem = match &error {
+        SimError::Bank { process, error: BankError::NotEnoughJars { have, want } } => {
+            Problem::NotEnoughTokens { node: process.clone(), have: *have, want: *want }
+        }
+        SimError::Bank { error: BankError::Empty, .. } => Problem::EmptyTransfer,
+        SimError::NoLink { from, to } => Problem::NoLink { from: from.clone(), to: to.clone() },
+        _ => return ReplayError::Command { file: events.file.clone(), line, error },
+    };
+    events.error(line, problem).into()
+}
