@@ -2,6 +2,7 @@
 //! node, and one `SRC DST token(K)` line per recorded in-flight message, in receive order — and
 //! the course suite's comparison rules.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
@@ -274,14 +275,15 @@ pub fn compare(expected: &[SnapFile], got: &[SnapBlock], total: Option<u64>) -> 
     for f in expected {
         for b in &f.blocks {
             count += 1;
-            if by_id.contains_key(&b.id) {
-                mismatches.push(Mismatch {
+            match by_id.entry(b.id) {
+                Entry::Occupied(_) => mismatches.push(Mismatch {
                     file: f.file.clone(),
                     snapshot: Some(b.id),
                     difference: Difference::Duplicate,
-                });
-            } else {
-                by_id.insert(b.id, (f.file.as_str(), b));
+                }),
+                Entry::Vacant(slot) => {
+                    slot.insert((f.file.as_str(), b));
+                }
             }
         }
     }

@@ -59,14 +59,14 @@ pub enum DelaySource {
 /// The draws of one run.
 pub(crate) enum Delays {
     Sequence { sequence: DelaySequence, next: usize },
-    Seeded(StdRng),
+    Seeded(Box<StdRng>),
 }
 
 impl Delays {
     pub(crate) fn new(source: DelaySource) -> Self {
         match source {
             DelaySource::Sequence(sequence) => Delays::Sequence { sequence, next: 0 },
-            DelaySource::Seeded(seed) => Delays::Seeded(StdRng::seed_from_u64(seed)),
+            DelaySource::Seeded(seed) => Delays::Seeded(Box::new(StdRng::seed_from_u64(seed))),
         }
     }
 
