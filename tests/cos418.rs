@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use chandy_lamport::formats::snap::{Difference, SnapFile};
 use chandy_lamport::formats::Problem;
-use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
+use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError, SnapshotFailure};
+use chandy_lamport::verify::{VerifyError, Violation};
+use chandy_lamport::Variant;
 
 /// `(test, topology, events, expected files)`, as in the suite's README.
 const SCENARIOS: [(&str, &str, usize); 7] = [
@@ -96,6 +98,28 @@ fn every_scenario_verifies_with_seeded_delays_and_the_delays_matter() {
     }
     // Other delays give other (still verified) snapshots: the exact replay is not a given.
     assert!(differ >= 10, "only {differ} of 35 seeded runs differ from the expected files");
+}
+
+#[test]
+fn a_broken_variant_replayed_is_reported_as_a_checker_violation() {
+    let dir = suite();
+    let mut r = request(&dir, "3nodes-simple", "3nodes");
+    r.variant = Variant::NoChannelRecording;
+    let e = replay(&r).expect_err("the trace checker rejects the snapshot");
+    assert!(
+        matches!(
+            &e,
+            ReplayError::Snapshot {
+                failure: SnapshotFailure::Verify {
+                    error: VerifyError::Violation(Violation::MissingMessage { .. }),
+                    ..
+                },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("3nodes-simple.events: snapshot 0 fails the trace checker"), "{e}");
 }
 
 /// A scratch folder with copies of some suite files.

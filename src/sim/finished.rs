@@ -30,24 +30,31 @@ impl SimSnapshot {
         nodes.sort_by_key(|&p| name(p));
         let balances =
             nodes.iter().map(|&p| (name(p), state.processes.get(p.index()).map_or(0, |b| u64::from(b.jars)))).collect();
+        let ends = |c: ChannelId| topology.channels().get(c.index()).copied();
+        let message = |c: ChannelId, jars: &Jars| {
+            let (src, dst) = ends(c).map_or(("?".to_string(), "?".to_string()), |ch| (name(ch.from), name(ch.to)));
+            SnapMessage { src, dst, tokens: u64::from(jars.0) }
+        };
+        // How many messages of each channel's record are written so far.
         let mut taken = vec![0usize; state.channels.len()];
         let mut messages = Vec::new();
-        let mut push = |c: ChannelId, jars: &Jars| {
-            let ch = topology.channel(c);
-            messages.push(SnapMessage { src: name(ch.from), dst: name(ch.to), tokens: u64::from(jars.0) });
-        };
         for &dst in &nodes {
-            for &c in self.arrivals.iter().filter(|c| topology.channel(**c).to == dst) {
-                if let Some(jars) = state.channels.get(c.index()).and_then(|r| r.get(taken[c.index()])) {
-                    taken[c.index()] += 1;
-                    push(c, jars);
+            for &c in self.arrivals.iter().filter(|&&c| ends(c).is_some_and(|ch| ch.to == dst)) {
+                let (Some(record), Some(n)) = (state.channels.get(c.index()), taken.get_mut(c.index())) else {
+                    continue;
+                };
+                if let Some(jars) = record.get(*n) {
+                    *n += 1;
+                    messages.push(message(c, jars));
                 }
             }
             // Anything the arrival order does not account for, channel by channel.
             for &c in topology.incoming(dst) {
-                for jars in state.channels.get(c.index()).map_or(&[][..], |r| &r[taken[c.index()].min(r.len())..]) {
-                    push(c, jars);
-                }
+                let (Some(record), Some(n)) = (state.channels.get(c.index()), taken.get_mut(c.index())) else {
+                    continue;
+                };
+                messages.extend(record.iter().skip(*n).map(|jars| message(c, jars)));
+                *n = record.len();
             }
         }
         SnapBlock { id: self.global.id.0, balances, messages }

@@ -18,7 +18,8 @@ use crate::topology::{ChannelId, ProcessId, Topology};
 use crate::trace::{MsgId, StepInput, Trace, Tracer};
 use crate::variant::Variant;
 
-/// Under [`Variant::LoseMarkers`], the chance (in percent) that a marker due for delivery is lost.
+/// Under [`Variant::LoseMarkers`], the chance (in percent) that a marker due for delivery is lost
+/// instead (it still uses up its source's one delivery of that tick).
 pub const MARKER_LOSS_PERCENT: u32 = 25;
 
 /// How to run a simulation.
