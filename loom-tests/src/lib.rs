@@ -1,1 +1,20 @@
-//! Loom and shuttle tests of the threaded runtime (to come).
+//! Loom and shuttle tests of the threaded runtime's own code: the very [`Cluster`] users run,
+//! driven through its public API, under schedulers that explore the interleavings of its
+//! threads (loom: all of them up to a preemption bound; shuttle: random and PCT samples).
+//!
+//! The library holds the scenarios ([`scenario`], [`fragile`]) and the judgement of a run
+//! ([`judge`]); it builds normally too, so `cargo clippy` checks it. The tests build only under
+//! `--cfg loom` (`tests/loom_*.rs`) or `--cfg shuttle` (`tests/shuttle_*.rs`), where
+//! `chandy_lamport::runtime` takes its threads and channels from that tool; see
+//! `scripts/test-all` for the commands.
+//!
+//! [`Cluster`]: chandy_lamport::runtime::Cluster
+
+#[cfg(loom)]
+pub mod explore;
+pub mod fragile;
+pub mod judge;
+pub mod panics;
+pub mod scenario;
+#[cfg(shuttle)]
+pub mod schedule;

@@ -1,0 +1,91 @@
+//! A house that burns down (its application panics) in the middle of a run, and the scenario
+//! around it: the cluster must report the panic to a waiter and at shutdown, without hanging
+//! and without leaving a message unreceived.
+
+use chandy_lamport::bank::{Bank, BankCommand, BankError, Jars};
+use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
+use chandy_lamport::{Application, GlobalSnapshot, ProcessId, SnapshotId, Topology};
+
+use crate::judge::Failure;
+
+/// The panic message of a burning house.
+pub const FIRE: &str = "the house burned down";
+
+/// A bank house that panics on [`FragileCommand::Burn`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fragile(pub Bank);
+
+/// A command to a [`Fragile`] house.
+#[derive(Clone, Copy, Debug)]
+pub enum FragileCommand {
+    /// Send one jar to this neighbour.
+    Transfer(ProcessId),
+    /// Panic with [`FIRE`].
+    Burn,
+}
+
+impl Application for Fragile {
+    type Msg = Jars;
+
+    fn on_message(&mut self, from: ProcessId, msg: &Jars) {
+        self.0.on_message(from, msg);
+    }
+}
+
+impl Service for Fragile {
+    type Command = FragileCommand;
+    type Rejection = BankError;
+
+    fn on_command(&mut self, cmd: FragileCommand, out: &mut Outbox<'_, Jars>) -> Result<(), BankError> {
+        match cmd {
+            FragileCommand::Transfer(to) => self.0.on_command(BankCommand::Transfer { to, amount: 1 }, out),
+            FragileCommand::Burn => std::panic::panic_any(FIRE),
+        }
+    }
+}
+
+/// What the main thread got back from a cluster whose house `P1` burned down.
+#[derive(Debug)]
+pub struct Burned {
+    /// `wait` for the snapshot initiated after the fire.
+    pub wait: Result<GlobalSnapshot<Fragile>, RuntimeError>,
+    /// `shutdown`.
+    pub shutdown: Result<(), RuntimeError>,
+}
+
+/// Complete graph of `n` houses: carts around the ring, `P1` burns, `P0` initiates snapshot 0
+/// (which cannot complete), more carts, wait for the snapshot, shut down.
+pub fn burning_house(n: usize) -> Burned {
+    let topology = Topology::complete(n).expect("n >= 2");
+    let houses = vec![Fragile(Bank::new(10)); n];
+    let mut cluster = Cluster::start(topology, houses, Options::default()).expect("a valid cluster");
+    let next = |i: usize| ProcessId(((i + 1) % n) as u16);
+    let send = |cluster: &Cluster<Fragile>, i: usize| {
+        cluster.command(ProcessId(i as u16), FragileCommand::Transfer(next(i))).expect("the house is running");
+    };
+    send(&cluster, 0);
+    cluster.command(ProcessId(1), FragileCommand::Burn).expect("the house is running");
+    cluster.initiate(SnapshotId(0), ProcessId(0)).expect("P0 may initiate");
+    for i in 1..n {
+        // A house that has burned drains its inbox, so commands to it are still accepted.
+        send(&cluster, i);
+    }
+    let wait = cluster.wait(SnapshotId(0));
+    let shutdown = cluster.shutdown().map(|_| ());
+    Burned { wait, shutdown }
+}
+
+impl Burned {
+    /// Passes when both `wait` and `shutdown` reported the fire at `P1`.
+    pub fn judge(&self) -> Result<(), Failure> {
+        let fire = Err(RuntimeError::Panicked { process: "P1".into(), message: FIRE.into() });
+        if self.wait.as_ref().map(|_| ()).map_err(Clone::clone) == fire && self.shutdown == fire {
+            Ok(())
+        } else {
+            Err(Failure::PanicNotReported {
+                wait: format!("{:?}", self.wait),
+                shutdown: format!("{:?}", self.shutdown),
+            })
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! The panic hook for explorations: loom and shuttle explore many runs that panic on purpose (a
+//! burning house, a broken runtime's judged failure); one line each instead of a backtrace.
+
+use std::sync::Once;
+
+use crate::fragile::FIRE;
+use crate::judge::Failure;
+
+/// Installs, once per process, a hook that prints nothing for a burning house's panic and one
+/// line for a judged [`Failure`]; every other panic goes to the previous hook.
+pub fn install_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            if payload.downcast_ref::<&str>() == Some(&FIRE) {
+                return;
+            }
+            match payload.downcast_ref::<Failure>() {
+                Some(failure) => eprintln!("run failed: {failure:?}"),
+                None => previous(info),
+            }
+        }));
+    });
+}

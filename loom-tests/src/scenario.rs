@@ -1,0 +1,151 @@
+//! The scenarios: a script of requests the main thread makes to a bank [`Cluster`], for any
+//! number of houses, so loom runs them with 2–3 houses and shuttle with 5–8. Each run shuts the
+//! cluster down and is judged by [`judge`].
+
+use chandy_lamport::bank::{Bank, BankCommand};
+use chandy_lamport::runtime::{Cluster, Options};
+use chandy_lamport::{Initiators, ProcessId, SnapshotId, Topology, Variant};
+
+use crate::judge::{judge, Failure, Judged};
+
+/// Jars each house starts with: more than any scenario moves out of one house.
+pub const JARS: u32 = 20;
+
+/// One request of the main thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// House `from` sends a cart of `amount` jars to house `to`.
+    Transfer {
+        /// Sender.
+        from: u16,
+        /// Receiver.
+        to: u16,
+        /// Jars.
+        amount: u32,
+    },
+    /// House `at` initiates `snapshot`.
+    Initiate {
+        /// The snapshot.
+        snapshot: u32,
+        /// The initiator.
+        at: u16,
+    },
+    /// Block until `snapshot` is assembled.
+    Wait {
+        /// The snapshot.
+        snapshot: u32,
+    },
+}
+
+/// A topology, who may initiate, and the main thread's script; the cluster is shut down after
+/// the last step.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The houses and their channels.
+    pub topology: Topology,
+    /// Who may initiate.
+    pub initiators: Initiators,
+    /// The script.
+    pub steps: Vec<Step>,
+}
+
+/// Transfers of one jar around the ring `P0 -> P1 -> ... -> P0`, starting at `first`.
+fn ring(n: usize, first: usize) -> impl Iterator<Item = Step> {
+    (0..n).map(move |k| {
+        let from = (first + k) % n;
+        Step::Transfer { from: from as u16, to: ((from + 1) % n) as u16, amount: 1 }
+    })
+}
+
+fn complete(n: usize, steps: impl IntoIterator<Item = Step>) -> Scenario {
+    let topology = Topology::complete(n).expect("n >= 2");
+    Scenario { topology, initiators: Initiators::Any, steps: steps.into_iter().collect() }
+}
+
+impl Scenario {
+    /// Complete graph of `n` houses: a cart from `P(n-1)` into `P0`, `P0` initiates snapshot 0,
+    /// then carts around the ring from `P0` to `P(n-1)`; wait for the snapshot. With 2 houses: a
+    /// cart each way around the initiation.
+    pub fn exchange(n: usize) -> Self {
+        let into_initiator = Step::Transfer { from: (n - 1) as u16, to: 0, amount: 2 };
+        let steps = [into_initiator, Step::Initiate { snapshot: 0, at: 0 }]
+            .into_iter()
+            .chain(ring(n, 0).take(n - 1))
+            .chain([Step::Wait { snapshot: 0 }]);
+        complete(n, steps)
+    }
+
+    /// Complete graph of `n` houses: snapshot 0 initiated at `P0` and at `P(n-1)`, with a cart
+    /// between them on each side of the initiations.
+    pub fn concurrent_initiators(n: usize) -> Self {
+        let last = (n - 1) as u16;
+        let steps = [
+            Step::Transfer { from: 0, to: last, amount: 1 },
+            Step::Initiate { snapshot: 0, at: 0 },
+            Step::Initiate { snapshot: 0, at: last },
+            Step::Transfer { from: last, to: 0, amount: 2 },
+        ]
+        .into_iter()
+        .chain(ring(n, 1).take(n.saturating_sub(2)))
+        .chain([Step::Wait { snapshot: 0 }]);
+        complete(n, steps)
+    }
+
+    /// Complete graph of `n` houses: snapshot 0 at `P0`, a cart, snapshot 1 at `P(n-1)` while 0
+    /// is in flight, a cart back, then wait for both.
+    pub fn overlapping_snapshots(n: usize) -> Self {
+        let last = (n - 1) as u16;
+        let steps = [Step::Initiate { snapshot: 0, at: 0 }, Step::Transfer { from: 0, to: last, amount: 1 }]
+            .into_iter()
+            .chain([Step::Initiate { snapshot: 1, at: last }, Step::Transfer { from: last, to: 0, amount: 2 }])
+            .chain(ring(n, 1).take(n.saturating_sub(2)))
+            .chain([Step::Wait { snapshot: 0 }, Step::Wait { snapshot: 1 }]);
+        complete(n, steps)
+    }
+
+    /// [`Scenario::exchange`] without the wait: the cluster is shut down while the snapshot may
+    /// still be in flight, and shutdown must complete it and deliver every cart.
+    pub fn in_flight_at_shutdown(n: usize) -> Self {
+        let mut scenario = Self::exchange(n);
+        scenario.steps.retain(|step| !matches!(step, Step::Wait { .. }));
+        scenario
+    }
+
+    /// `P0` with a one-way channel to each of `n - 1` houses and no way back; only `P0` may
+    /// initiate. `P0` initiates snapshot 0, then sends a cart to every house; wait for it.
+    pub fn fan_out(n: usize) -> Self {
+        let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
+        let channels = (1..n).map(|i| (ProcessId(0), ProcessId(i as u16)));
+        let topology = Topology::new(names, channels).expect("n >= 2");
+        let carts = (1..n).map(|i| Step::Transfer { from: 0, to: i as u16, amount: 1 });
+        let steps =
+            [Step::Initiate { snapshot: 0, at: 0 }].into_iter().chain(carts).chain([Step::Wait { snapshot: 0 }]);
+        Scenario { topology, initiators: Initiators::Only(vec![ProcessId(0)]), steps: steps.collect() }
+    }
+
+    /// Runs the script on a traced cluster of houses with [`JARS`] jars each, running `variant`
+    /// of the marker rules; shuts down and judges the outcome.
+    pub fn run(&self, variant: Variant) -> Result<Judged, Failure> {
+        let houses = vec![Bank::new(JARS); self.topology.len()];
+        let options = Options { trace: true, variant, initiators: self.initiators.clone() };
+        let mut cluster = Cluster::start(self.topology.clone(), houses, options).map_err(Failure::Runtime)?;
+        let mut initiated = Vec::new();
+        let mut waited = Vec::new();
+        for step in &self.steps {
+            match *step {
+                Step::Transfer { from, to, amount } => {
+                    let transfer = BankCommand::Transfer { to: ProcessId(to), amount };
+                    cluster.command(ProcessId(from), transfer)
+                }
+                Step::Initiate { snapshot, at } => {
+                    initiated.push(SnapshotId(snapshot));
+                    cluster.initiate(SnapshotId(snapshot), ProcessId(at))
+                }
+                Step::Wait { snapshot } => cluster.wait(SnapshotId(snapshot)).map(|s| waited.push(s)),
+            }
+            .map_err(Failure::Runtime)?;
+        }
+        let outcome = cluster.shutdown().map_err(Failure::Runtime)?;
+        judge(&self.topology, &initiated, &waited, &outcome)
+    }
+}
