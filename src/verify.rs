@@ -197,6 +197,12 @@ pub struct Report<A: Application> {
     pub begin: Option<GlobalState<A>>,
     /// S_end: the global state when the last channel record closed, when they all closed.
     pub end: Option<GlobalState<A>>,
+    /// The cut: position of each process's `Record` event, when every process recorded.
+    pub cut: Option<Vec<usize>>,
+    /// Position of the first initiation (S_begin is the state just before it).
+    pub begin_at: Option<usize>,
+    /// Position of the event after which S_end holds.
+    pub end_at: Option<usize>,
 }
 
 impl<A: Application> Report<A> {
@@ -375,19 +381,34 @@ impl<'t, A: Application> Checker<'t, A> {
         self.violations.extend(termination(self.topology, self.trace, id));
         let record: Vec<usize> = match self.record.iter().copied().collect::<Option<Vec<_>>>() {
             Some(r) => r,
-            None => return Ok(Report { violations: self.violations, begin: None, end: None }),
+            None => {
+                return Ok(Report {
+                    violations: self.violations,
+                    begin: None,
+                    end: None,
+                    cut: None,
+                    begin_at: None,
+                    end_at: None,
+                })
+            }
         };
         self.check_crossings(&record);
         self.check_records(&record);
-        let begin = self.check_recorded_reachable(&record);
-        let end = match closed_at.iter().copied().collect::<Option<Vec<_>>>() {
-            Some(closed) => {
-                let last = closed.into_iter().chain(record.iter().copied()).max().unwrap_or(0);
-                Some(self.check_end_reachable(&record, last))
-            }
-            None => None,
-        };
-        Ok(Report { violations: self.violations, begin, end })
+        let (begin_at, begin) = self.check_recorded_reachable(&record);
+        let end_at = closed_at
+            .iter()
+            .copied()
+            .collect::<Option<Vec<_>>>()
+            .map(|closed| closed.into_iter().chain(record.iter().copied()).max().unwrap_or(0));
+        let end = end_at.map(|last| self.check_end_reachable(&record, last));
+        Ok(Report {
+            violations: self.violations,
+            begin: Some(begin),
+            end,
+            cut: Some(record),
+            begin_at: Some(begin_at),
+            end_at,
+        })
     }
 
     /// (a)
@@ -530,7 +551,11 @@ impl<'t, A: Application> Checker<'t, A> {
             }
             _ => {}
         }
-        states[e.process.index()] = e.state.clone();
+        // A theft is the channel's event, not the receiver's: it leaves the receiver's state
+        // alone (and the state it carries may be from after the receiver's cut).
+        if !matches!(e.kind, EventKind::Lost { .. }) {
+            states[e.process.index()] = e.state.clone();
+        }
         Ok(())
     }
 
@@ -538,8 +563,8 @@ impl<'t, A: Application> Checker<'t, A> {
         queues.iter().map(|q| q.iter().map(|m| self.sends[m].msg.clone()).collect()).collect()
     }
 
-    /// (c); returns S_begin.
-    fn check_recorded_reachable(&mut self, record: &[usize]) -> Option<GlobalState<A>> {
+    /// (c); returns the position of the first initiation and S_begin.
+    fn check_recorded_reachable(&mut self, record: &[usize]) -> (usize, GlobalState<A>) {
         let id = self.snapshot.id;
         let events = &self.trace.events;
         let first_initiation = events
@@ -599,7 +624,7 @@ impl<'t, A: Application> Checker<'t, A> {
             let event = position.map(|p| self.at(p));
             self.violations.push(Violation::RecordedUnreachable { snapshot: id, event, reason });
         }
-        Some(begin)
+        (first_initiation, begin)
     }
 
     /// (d); returns S_end, the actual state after the event at `last`.
@@ -659,7 +684,9 @@ impl<'t, A: Application> Checker<'t, A> {
                 failure = Some((Some(position), reason));
                 break;
             }
-            states[e.process.index()] = e.state.clone();
+            if !matches!(e.kind, EventKind::Lost { .. }) {
+                states[e.process.index()] = e.state.clone();
+            }
         }
         if failure.is_none() {
             if let Some(p) = (0..states.len()).find(|&p| states[p] != end.processes[p]) {

@@ -1,0 +1,313 @@
+//! What to model: the houses, their roads, the trade's budget, who initiates, which faults.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::formats::FormatError;
+use chandy_lamport::{Initiators, ProcessId, Topology, TopologyError, Variant};
+use thiserror::Error;
+
+/// The channel graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TopologySpec {
+    /// Every house has a road to every other.
+    Complete,
+    /// One-way ring.
+    Ring,
+    /// Ring with roads both ways.
+    BidiRing,
+    /// Hub `P0` with roads both ways to every other house.
+    Star,
+    /// A `.top` file (its node count and tokens are used).
+    File(PathBuf),
+}
+
+impl FromStr for TopologySpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "complete" => TopologySpec::Complete,
+            "ring" => TopologySpec::Ring,
+            "bidi-ring" => TopologySpec::BidiRing,
+            "star" => TopologySpec::Star,
+            path if path.ends_with(".top") => TopologySpec::File(PathBuf::from(path)),
+            other => {
+                return Err(format!("unknown topology {other:?}: expected complete, ring, bidi-ring, star or FILE.top"))
+            }
+        })
+    }
+}
+
+impl fmt::Display for TopologySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopologySpec::Complete => f.write_str("complete"),
+            TopologySpec::Ring => f.write_str("ring"),
+            TopologySpec::BidiRing => f.write_str("bidi-ring"),
+            TopologySpec::Star => f.write_str("star"),
+            TopologySpec::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Who may start a snapshot spontaneously.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitiatorSpec {
+    /// Any house.
+    Any,
+    /// These house indices.
+    Only(Vec<usize>),
+}
+
+impl FromStr for InitiatorSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "any" {
+            return Ok(InitiatorSpec::Any);
+        }
+        s.split(',')
+            .map(|x| {
+                x.trim().parse::<usize>().map_err(|_| format!("bad initiator {x:?}: expected indices like 0,2 or any"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(InitiatorSpec::Only)
+    }
+}
+
+impl fmt::Display for InitiatorSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitiatorSpec::Any => f.write_str("any"),
+            InitiatorSpec::Only(v) => f.write_str(&v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
+        }
+    }
+}
+
+/// How much the model checks, and with how much ghost data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Conservation and termination only, no ghost data at all.
+    Basic,
+    /// Every property, with minimal incremental ghost data.
+    Full,
+    /// Every property, checked by replaying the recorded history with the library's trace
+    /// checker (small configurations only).
+    Literal,
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "basic" => Ok(Mode::Basic),
+            "full" => Ok(Mode::Full),
+            "literal" => Ok(Mode::Literal),
+            other => Err(format!("unknown property mode {other:?}: expected basic, full or literal")),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Basic => "basic",
+            Mode::Full => "full",
+            Mode::Literal => "literal",
+        })
+    }
+}
+
+/// A model configuration, as given (see [`Config::resolve`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Number of houses, 2–8 (taken from the file for a `.top` topology).
+    pub procs: Option<usize>,
+    /// The channel graph.
+    pub topology: TopologySpec,
+    /// Jars per house (taken from the file for a `.top` topology unless given).
+    pub tokens: Option<u32>,
+    /// Actions (one-jar transfers, and sales with `internal`) per house.
+    pub sends: u8,
+    /// Who may initiate.
+    pub initiators: InitiatorSpec,
+    /// Snapshot ids `0..snapshots`.
+    pub snapshots: u8,
+    /// Houses may sell a jar to their port town (an internal step).
+    pub internal: bool,
+    /// Bandits may steal a cart in transit (never a marker).
+    pub theft: bool,
+    /// Fault variant.
+    pub variant: Variant,
+    /// Property mode.
+    pub mode: Mode,
+}
+
+impl Default for Config {
+    /// The default `model check`: 3 houses on a complete graph, 2 jars each, 2 actions each,
+    /// house 0 initiates, 1 snapshot, full properties.
+    fn default() -> Self {
+        Config {
+            procs: Some(3),
+            topology: TopologySpec::Complete,
+            tokens: Some(2),
+            sends: 2,
+            initiators: InitiatorSpec::Only(vec![0]),
+            snapshots: 1,
+            internal: false,
+            theft: false,
+            variant: Variant::None,
+            mode: Mode::Full,
+        }
+    }
+}
+
+/// A configuration the model refuses.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// Houses outside 2–8.
+    #[error("--procs must be between 2 and 8, got {0}")]
+    Procs(usize),
+    /// Snapshots outside 1–8.
+    #[error("--snapshots must be between 1 and 8, got {0}")]
+    Snapshots(u8),
+    /// Too many jars for the model's counters.
+    #[error("--tokens must be at most 50 per house, got {0}")]
+    Tokens(u32),
+    /// Too many actions for the model's counters.
+    #[error("--sends must be at most 20, got {0}")]
+    Sends(u8),
+    /// A topology file that cannot be read or parsed.
+    #[error(transparent)]
+    File(#[from] FormatError),
+    /// `--procs` disagrees with the topology file.
+    #[error("--procs {procs} disagrees with {file}, which has {nodes} nodes")]
+    ProcsMismatch {
+        /// Given on the command line.
+        procs: usize,
+        /// The file.
+        file: String,
+        /// Nodes in the file.
+        nodes: usize,
+    },
+    /// An initiator index outside the graph.
+    #[error("initiator {index} is not a process: the topology has processes 0..{procs}")]
+    Initiator {
+        /// The index given.
+        index: usize,
+        /// Processes.
+        procs: usize,
+    },
+    /// The topology is invalid or markers cannot reach every house.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// Literal mode on a configuration too large for it.
+    #[error("--properties literal keeps the whole history in every state: use at most 4 processes, 2 sends and 2 snapshots (got {procs}, {sends}, {snapshots})")]
+    TooBigForLiteral {
+        /// Processes.
+        procs: usize,
+        /// Sends.
+        sends: u8,
+        /// Snapshots.
+        snapshots: u8,
+    },
+}
+
+/// A configuration checked and made concrete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The channel graph.
+    pub topology: Topology,
+    /// Initial jars per house.
+    pub tokens: Vec<u32>,
+    /// Actions per house.
+    pub sends: u8,
+    /// Which houses may initiate.
+    pub initiators: Vec<bool>,
+    /// Snapshot ids `0..snapshots`.
+    pub snapshots: u8,
+    /// Internal steps enabled.
+    pub internal: bool,
+    /// Theft enabled.
+    pub theft: bool,
+    /// Fault variant.
+    pub variant: Variant,
+    /// Property mode.
+    pub mode: Mode,
+}
+
+impl Config {
+    /// Checks the configuration and builds the topology.
+    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        if !(1..=8).contains(&self.snapshots) {
+            return Err(ConfigError::Snapshots(self.snapshots));
+        }
+        if self.sends > 20 {
+            return Err(ConfigError::Sends(self.sends));
+        }
+        if let Some(t) = self.tokens.filter(|&t| t > 50) {
+            return Err(ConfigError::Tokens(t));
+        }
+        let (topology, file_tokens) = match &self.topology {
+            TopologySpec::File(path) => {
+                let file = TopFile::read(path)?;
+                let nodes = file.topology.len();
+                if let Some(procs) = self.procs.filter(|&p| p != nodes) {
+                    return Err(ConfigError::ProcsMismatch { procs, file: path.display().to_string(), nodes });
+                }
+                if !(2..=8).contains(&nodes) {
+                    return Err(ConfigError::Procs(nodes));
+                }
+                if let Some(&t) = file.tokens.iter().find(|&&t| t > 50) {
+                    return Err(ConfigError::Tokens(t));
+                }
+                (file.topology, Some(file.tokens))
+            }
+            spec => {
+                let n = self.procs.unwrap_or(3);
+                if !(2..=8).contains(&n) {
+                    return Err(ConfigError::Procs(n));
+                }
+                let t = match spec {
+                    TopologySpec::Complete => Topology::complete(n),
+                    TopologySpec::Ring => Topology::ring(n),
+                    TopologySpec::BidiRing => Topology::bidi_ring(n),
+                    _ => Topology::star(n),
+                }?;
+                (t, None)
+            }
+        };
+        let n = topology.len();
+        let tokens = match (self.tokens, file_tokens) {
+            (Some(t), _) => vec![t; n],
+            (None, Some(file)) => file,
+            (None, None) => vec![2; n],
+        };
+        let initiators = match &self.initiators {
+            InitiatorSpec::Any => Initiators::Any,
+            InitiatorSpec::Only(list) => {
+                if let Some(&index) = list.iter().find(|&&i| i >= n) {
+                    return Err(ConfigError::Initiator { index, procs: n });
+                }
+                Initiators::Only(list.iter().map(|&i| ProcessId(i as u16)).collect())
+            }
+        };
+        topology.check_initiators(&initiators)?;
+        if self.mode == Mode::Literal && (n > 4 || self.sends > 2 || self.snapshots > 2) {
+            return Err(ConfigError::TooBigForLiteral { procs: n, sends: self.sends, snapshots: self.snapshots });
+        }
+        let initiators = topology.processes().map(|p| initiators.allows(p)).collect();
+        Ok(Resolved {
+            topology,
+            tokens,
+            sends: self.sends,
+            initiators,
+            snapshots: self.snapshots,
+            internal: self.internal,
+            theft: self.theft,
+            variant: self.variant,
+            mode: self.mode,
+        })
+    }
+}

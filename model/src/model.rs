@@ -1,0 +1,404 @@
+//! The stateright model: houses running the library's core (`chandy_lamport::Process<Bank>`)
+//! joined by FIFO channels. Every marker rule is the core's; the model only chooses which event
+//! happens next and carries out the effects the core returns.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use chandy_lamport::bank::{Bank, Jars};
+use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
+use chandy_lamport::{ChannelId, Effect, Message, Process, ProcessId, SnapshotId, Topology, Variant};
+use stateright::{Model, Property};
+
+use crate::config::{Mode, Resolved};
+use crate::ghost::Ghost;
+use crate::properties;
+use crate::state::{History, Packet, Recorded, State};
+
+/// One step of the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// `from` sends a cart of one jar on `channel`.
+    Transfer {
+        /// The sending house.
+        from: u8,
+        /// One of its outgoing channels.
+        channel: u8,
+    },
+    /// `house` sells one jar to its port town (internal step).
+    Sell {
+        /// The house.
+        house: u8,
+    },
+    /// The message at `index` of `channel` arrives (index 0 unless channels are non-FIFO).
+    Deliver {
+        /// The channel.
+        channel: u8,
+        /// Position in the channel.
+        index: u8,
+    },
+    /// Bandits steal the cart at `index` of `channel`.
+    Steal {
+        /// The channel.
+        channel: u8,
+        /// Position in the channel.
+        index: u8,
+    },
+    /// The marker at `index` of `channel` is lost (`lose-markers`).
+    LoseMarker {
+        /// The channel.
+        channel: u8,
+        /// Position in the channel.
+        index: u8,
+    },
+    /// `house` initiates `snapshot`.
+    Initiate {
+        /// The house.
+        house: u8,
+        /// The snapshot.
+        snapshot: u8,
+    },
+}
+
+/// The Chandy–Lamport model of a resolved configuration.
+pub struct ChandyLamport {
+    /// The configuration.
+    pub cfg: Resolved,
+    initial_total: u64,
+    core_variant: Variant,
+    /// Latches: once a property has a discovery, later states no longer report it, so the
+    /// first (with BFS, shortest) path found is the one kept.
+    latches: Arc<Vec<AtomicBool>>,
+}
+
+/// Which properties exist in this configuration, in report order.
+pub(crate) fn property_list(m: &ChandyLamport) -> Vec<Property<ChandyLamport>> {
+    properties::list(&m.cfg)
+}
+
+impl ChandyLamport {
+    /// A model of `cfg`.
+    pub fn new(cfg: Resolved) -> Self {
+        let initial_total = cfg.tokens.iter().map(|&t| u64::from(t)).sum();
+        let core_variant = if cfg.variant.is_channel_fault() { Variant::None } else { cfg.variant };
+        let latches = Arc::new((0..properties::KINDS).map(|_| AtomicBool::new(false)).collect());
+        ChandyLamport { cfg, initial_total, core_variant, latches }
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.cfg.topology
+    }
+
+    /// Jars in the system at the start.
+    pub fn initial_total(&self) -> u64 {
+        self.initial_total
+    }
+
+    /// Snapshot ids modelled.
+    pub fn snapshot_ids(&self) -> impl Iterator<Item = SnapshotId> {
+        (0..u32::from(self.cfg.snapshots)).map(SnapshotId)
+    }
+
+    /// Evaluates property number `index` through its latch: `discovery` is the value that makes
+    /// a discovery (false for an always-property, true for a sometimes-property).
+    pub(crate) fn latched(&self, index: usize, discovery: bool, eval: impl FnOnce() -> bool) -> bool {
+        let latch = &self.latches[index];
+        if latch.load(Ordering::Relaxed) {
+            return !discovery;
+        }
+        let value = eval();
+        if value == discovery {
+            latch.store(true, Ordering::Relaxed);
+        }
+        value
+    }
+
+    /// Visits every enabled action in a fixed order; stops early when `visit` returns false.
+    fn each_action(&self, s: &State, mut visit: impl FnMut(Action) -> bool) {
+        let t = &self.cfg.topology;
+        for p in t.processes() {
+            let i = p.index();
+            if s.budget[i] == 0 || s.procs[i].app().jars == 0 {
+                continue;
+            }
+            for &c in t.outgoing(p) {
+                if !visit(Action::Transfer { from: i as u8, channel: c.0 as u8 }) {
+                    return;
+                }
+            }
+            if self.cfg.internal && !visit(Action::Sell { house: i as u8 }) {
+                return;
+            }
+        }
+        let non_fifo = self.cfg.variant == Variant::NonFifo;
+        let lose = self.cfg.variant == Variant::LoseMarkers;
+        for (c, chan) in s.chans.iter().enumerate() {
+            for (i, packet) in chan.iter().enumerate() {
+                let (c, index) = (c as u8, i as u8);
+                if (i == 0 || non_fifo) && !visit(Action::Deliver { channel: c, index }) {
+                    return;
+                }
+                if self.cfg.theft && packet.is_app() && !visit(Action::Steal { channel: c, index }) {
+                    return;
+                }
+                if lose && !packet.is_app() && !visit(Action::LoseMarker { channel: c, index }) {
+                    return;
+                }
+            }
+        }
+        for p in t.processes() {
+            if !self.cfg.initiators[p.index()] {
+                continue;
+            }
+            for snapshot in self.snapshot_ids() {
+                let house = &s.procs[p.index()];
+                let may = !house.has_recorded(snapshot);
+                if may && !visit(Action::Initiate { house: p.0 as u8, snapshot: snapshot.0 as u8 }) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A sentence for `action` taken in `state` (what arrives, who records).
+    pub fn describe(&self, state: &State, action: &Action) -> String {
+        let t = &self.cfg.topology;
+        let ends = |c: u8| {
+            let ch = t.channel(ChannelId(u32::from(c)));
+            (t.name(ch.from).to_string(), t.name(ch.to).to_string())
+        };
+        let packet = |c: u8, i: u8| state.chans.get(c as usize).and_then(|ch| ch.get(i as usize));
+        match *action {
+            Action::Deliver { channel, index } => {
+                let (from, to) = ends(channel);
+                let nth = if index == 0 { String::new() } else { format!(" (overtaking {index})") };
+                match packet(channel, index).map(|p| &p.msg) {
+                    Some(Message::App(Jars(j))) => format!("{to} receives {j} jar(s) from {from}{nth}"),
+                    Some(Message::Marker(s)) => {
+                        let records =
+                            !state.procs[t.channel(ChannelId(u32::from(channel))).to.index()].has_recorded(*s);
+                        let first = if records { " (its first)" } else { "" };
+                        format!("{to} receives marker {s} from {from}{first}{nth}")
+                    }
+                    None => self.format_action(action),
+                }
+            }
+            _ => self.format_action(action),
+        }
+    }
+
+    /// Whether no action is enabled.
+    pub fn is_final(&self, s: &State) -> bool {
+        let mut any = false;
+        self.each_action(s, |_| {
+            any = true;
+            false
+        });
+        !any
+    }
+
+    /// What snapshot `s` recorded, once every house's part is complete.
+    pub fn recorded(&self, state: &State, s: SnapshotId) -> Option<Recorded> {
+        let t = &self.cfg.topology;
+        let mut houses = Vec::with_capacity(state.procs.len());
+        let mut channels = vec![Vec::new(); t.channels().len()];
+        for p in &state.procs {
+            let slot = p.slot(s).filter(|slot| slot.is_complete())?;
+            houses.push(slot.state?);
+            for (&c, r) in t.incoming(p.id()).iter().zip(&slot.records) {
+                channels[c.index()] = r.messages.to_vec();
+            }
+        }
+        Some(Recorded { houses, channels })
+    }
+
+    fn done_bits(&self, state: &State) -> u32 {
+        self.snapshot_ids().filter(|&s| state.complete(s)).fold(0, |b, s| b | (1 << s.0))
+    }
+
+    fn recorded_bits(&self, p: &Process<Bank>) -> u32 {
+        self.snapshot_ids().filter(|&s| p.has_recorded(s)).fold(0, |b, s| b | (1 << s.0))
+    }
+
+    /// Carries out the effects of one core step of `house`, in order; records the trace in
+    /// literal mode.
+    fn apply(&self, next: &mut State, house: usize, input: StepInput, effects: &[Effect<Jars>], tag: u32) {
+        for effect in effects {
+            match effect {
+                Effect::Send { channel, message } => {
+                    let tag = if matches!(message, Message::App(_)) { tag } else { 0 };
+                    next.chans[channel.index()].push(Packet { msg: message.clone(), tag });
+                }
+                Effect::Recorded { snapshot, .. } => {
+                    let budget = next.budget[house];
+                    if let Some(g) = next.ghost.as_mut() {
+                        g.on_record(snapshot.0 as usize, house, budget);
+                    }
+                }
+                Effect::Closed { .. } | Effect::Completed { .. } => {}
+            }
+        }
+        if let Some(h) = next.history.as_mut() {
+            Tracer::step(&mut h.trace.events, ProcessId(house as u16), input, effects, next.procs[house].app());
+        }
+    }
+
+    /// Runs completion hooks for snapshots that completed in this step.
+    fn completed(&self, next: &mut State, done_before: u32) {
+        let Some(mut ghost) = next.ghost.take() else { return };
+        let done_after = self.done_bits(next);
+        for s in self.snapshot_ids().filter(|s| done_after & !done_before & (1 << s.0) != 0) {
+            let records: Vec<usize> = match self.recorded(next, s) {
+                Some(r) => r.channels.iter().map(Vec::len).collect(),
+                None => continue,
+            };
+            ghost.on_complete(s.0 as usize, next, &records, self.initial_total);
+        }
+        next.ghost = Some(ghost);
+    }
+}
+
+impl Model for ChandyLamport {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        let procs: Vec<Process<Bank>> = self
+            .cfg
+            .topology
+            .processes()
+            .map(|p| Process::with_variant(p, Bank::new(self.cfg.tokens[p.index()]), self.core_variant))
+            .collect();
+        let history = (self.cfg.mode == Mode::Literal).then(|| {
+            Box::new(History { trace: Trace::new(procs.iter().map(|p| *p.app()).collect()), next_msg: 0, digest: 0 })
+        });
+        vec![State {
+            chans: vec![Vec::new(); self.cfg.topology.channels().len()],
+            budget: vec![self.cfg.sends; procs.len()],
+            procs,
+            ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
+            history,
+        }]
+    }
+
+    fn actions(&self, state: &State, actions: &mut Vec<Action>) {
+        self.each_action(state, |a| {
+            actions.push(a);
+            true
+        });
+    }
+
+    fn next_state(&self, last: &State, action: Action) -> Option<State> {
+        let t = &self.cfg.topology;
+        let mut next = last.clone();
+        let mut fx: Vec<Effect<Jars>> = Vec::new();
+        let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
+        let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
+        let snapshots = self.cfg.snapshots as usize;
+        match action {
+            Action::Transfer { from, channel } => {
+                let (p, c) = (from as usize, ChannelId(u32::from(channel)));
+                next.budget[p] -= 1;
+                let cart = next.procs[p].app_mut().withdraw(1).ok()?;
+                let (tag, input) = match next.history.as_mut() {
+                    Some(h) => {
+                        let id = MsgId(h.next_msg);
+                        h.next_msg += 1;
+                        (id.0 as u32, StepInput::Send(id))
+                    }
+                    None => (Ghost::tag_for_send(&next, p, snapshots), StepInput::Send(MsgId(0))),
+                };
+                next.procs[p].send(t, c, cart, &mut fx).ok()?;
+                if let Some(g) = next.ghost.as_mut() {
+                    g.on_send(c.index(), tag);
+                }
+                self.apply(&mut next, p, input, &fx, tag);
+            }
+            Action::Sell { house } => {
+                let p = house as usize;
+                next.budget[p] -= 1;
+                next.procs[p].app_mut().sell(1).ok()?;
+                if let Some(h) = next.history.as_mut() {
+                    Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal, next.procs[p].app());
+                }
+            }
+            Action::Deliver { channel, index } => {
+                let c = ChannelId(u32::from(channel));
+                let q = t.channel(c).to.index();
+                let i = index as usize;
+                if let (Some(g), Some(Packet { msg: Message::App(_), tag })) =
+                    (next.ghost.as_mut(), last.chans[c.index()].get(i))
+                {
+                    let recorded = self.recorded_bits(&last.procs[q]);
+                    g.on_receive(last, c.index(), i, *tag, recorded, done_before);
+                }
+                let packet = next.chans[c.index()].remove(i);
+                let input = match packet.msg {
+                    Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
+                    Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
+                };
+                next.procs[q].receive(t, c, packet.msg, &mut fx).ok()?;
+                self.apply(&mut next, q, input, &fx, 0);
+            }
+            Action::Steal { channel, index } => {
+                let c = ChannelId(u32::from(channel));
+                let carts = last.carts(c.index());
+                let packet = next.chans[c.index()].remove(index as usize);
+                let Message::App(Jars(jars)) = packet.msg else { return None };
+                if let Some(g) = next.ghost.as_mut() {
+                    g.on_theft(c.index(), carts, packet.tag, jars, done_before);
+                }
+                if let Some(h) = next.history.as_mut() {
+                    let q = t.channel(c).to;
+                    let kind = EventKind::Lost { channel: c, id: MsgId(u64::from(packet.tag)) };
+                    Tracer::event(&mut h.trace.events, q, kind, next.procs[q.index()].app());
+                }
+            }
+            Action::LoseMarker { channel, index } => {
+                next.chans[channel as usize].remove(index as usize);
+            }
+            Action::Initiate { house, snapshot } => {
+                let p = house as usize;
+                let s = SnapshotId(u32::from(snapshot));
+                if let Some(g) = next.ghost.as_mut() {
+                    g.activate(s.0 as usize, last, self.initial_total);
+                }
+                next.procs[p].initiate(t, s, &mut fx).ok()?;
+                self.apply(&mut next, p, StepInput::Initiate, &fx, 0);
+            }
+        }
+        self.completed(&mut next, done_before);
+        if let Some(h) = next.history.as_mut() {
+            h.seal(events_before);
+        }
+        Some(next)
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        let t = &self.cfg.topology;
+        let name = |p: u8| t.name(ProcessId(u16::from(p))).to_string();
+        let chan = |c: u8| t.channel_label(ChannelId(u32::from(c)));
+        match *action {
+            Action::Transfer { from, channel } => format!("{} sends a jar on {}", name(from), chan(channel)),
+            Action::Sell { house } => format!("{} sells a jar to its port town", name(house)),
+            Action::Deliver { channel, index: 0 } => format!("deliver head of {}", chan(channel)),
+            Action::Deliver { channel, index } => format!("deliver message {index} of {}", chan(channel)),
+            Action::Steal { channel, index } => format!("bandits steal cart {index} on {}", chan(channel)),
+            Action::LoseMarker { channel, index } => format!("marker {index} on {} is lost", chan(channel)),
+            Action::Initiate { house, snapshot } => format!("{} initiates snapshot {snapshot}", name(house)),
+        }
+    }
+
+    fn format_step(&self, last: &State, action: Action) -> Option<String> {
+        self.next_state(last, action).map(|next| format!("{}\n\n{next:#?}", self.describe(last, &action)))
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        property_list(self)
+    }
+
+    fn as_svg(&self, path: stateright::Path<State, Action>) -> Option<String> {
+        Some(crate::svg::space_time(self, &path.into_vec()))
+    }
+}
