@@ -6,8 +6,9 @@ use std::sync::Once;
 use crate::fragile::FIRE;
 use crate::judge::Failure;
 
-/// Installs, once per process, a hook that prints nothing for a burning house's panic and one
-/// line for a judged [`Failure`]; every other panic goes to the previous hook.
+/// Installs, once per process, a hook that prints nothing for a burning house's panic (caught
+/// by the runtime), and a one-line summary before the previous hook's report of a judged
+/// [`Failure`]; every other panic goes to the previous hook.
 pub fn install_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -17,10 +18,10 @@ pub fn install_hook() {
             if payload.downcast_ref::<&str>() == Some(&FIRE) {
                 return;
             }
-            match payload.downcast_ref::<Failure>() {
-                Some(failure) => eprintln!("run failed: {failure:?}"),
-                None => previous(info),
+            if let Some(failure) = payload.downcast_ref::<Failure>() {
+                eprintln!("run failed: {failure:?}");
             }
+            previous(info);
         }));
     });
 }

@@ -62,20 +62,31 @@ pub struct Checked {
     pub with_jars_in_transit: usize,
 }
 
-fn model<F, T>(with_jars_in_transit: &Arc<AtomicUsize>, run: F) -> impl Fn() + Send + Sync + 'static
+/// Counters shared between the test closure and the test (std atomics, outside the model).
+#[derive(Default)]
+struct Counters {
+    runs: AtomicUsize,
+    with_jars_in_transit: AtomicUsize,
+}
+
+fn model<F, T>(counters: &Arc<Counters>, run: F) -> impl Fn() + Send + Sync + 'static
 where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
-    install_hook();
-    let with_jars_in_transit = Arc::clone(with_jars_in_transit);
-    move || match run() {
-        Ok(passed) => {
-            if passed.jars_in_transit() {
-                with_jars_in_transit.fetch_add(1, Ordering::Relaxed);
+    let counters = Arc::clone(counters);
+    move || {
+        // Inside the run, so that it wraps the hook shuttle installs when its first run starts.
+        install_hook();
+        counters.runs.fetch_add(1, Ordering::Relaxed);
+        match run() {
+            Ok(passed) => {
+                if passed.jars_in_transit() {
+                    counters.with_jars_in_transit.fetch_add(1, Ordering::Relaxed);
+                }
             }
+            Err(failure) => std::panic::panic_any(failure),
         }
-        Err(failure) => std::panic::panic_any(failure),
     }
 }
 
@@ -86,9 +97,10 @@ where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
-    let counter = Arc::new(AtomicUsize::new(0));
-    let ran = schedules.runner(true).run(model(&counter, run));
-    let checked = Checked { schedules: ran, with_jars_in_transit: counter.load(Ordering::Relaxed) };
+    let counters = Arc::new(Counters::default());
+    let ran = schedules.runner(true).run(model(&counters, run));
+    let checked =
+        Checked { schedules: ran, with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed) };
     println!(
         "{name}: {ran} schedules ({schedules:?}) passed, {} recorded jars in transit",
         checked.with_jars_in_transit
@@ -104,14 +116,16 @@ where
     T: Passed,
 {
     let runner = schedules.runner(false);
-    let model = model(&Arc::new(AtomicUsize::new(0)), run);
+    let counters = Arc::new(Counters::default());
+    let model = model(&counters, run);
     let payload = match catch_unwind(AssertUnwindSafe(|| runner.run(model))) {
         Ok(ran) => panic!("{name}: {ran} schedules ({schedules:?}) and no failure"),
         Err(payload) => payload,
     };
+    let runs = counters.runs.load(Ordering::Relaxed);
     match payload.downcast::<Failure>() {
         Ok(failure) => {
-            println!("{name}: shuttle found {failure:?} ({schedules:?})");
+            println!("{name}: shuttle found {failure:?} in schedule {runs} ({schedules:?})");
             *failure
         }
         Err(other) => {
