@@ -2,9 +2,11 @@
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError};
 use chandy_lamport::Variant;
 use clap::{Args, Parser, Subcommand};
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
@@ -39,6 +41,29 @@ enum Command {
     },
     /// List the fault variants.
     Variants,
+    /// Replay a scenario (.top + .events) on the deterministic simulator and print its
+    /// snapshots in .snap form; with --expect, compare with the expected files (exit 1 on a
+    /// difference or a missing file).
+    Replay {
+        /// The topology.
+        #[arg(long)]
+        topology: PathBuf,
+        /// The event script.
+        #[arg(long)]
+        events: PathBuf,
+        /// A delay sequence file (one integer a line).
+        #[arg(long, conflicts_with = "seed")]
+        delays: Option<PathBuf>,
+        /// Seed of the delay generator (default 0 when no --delays).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Compare with PREFIX.snap (one snapshot) or PREFIX0.snap, PREFIX1.snap, ... (several).
+        #[arg(long, value_name = "PREFIX")]
+        expect: Option<PathBuf>,
+        /// Fault variant (see `model variants`).
+        #[arg(long, default_value = "none")]
+        variant: Variant,
+    },
 }
 
 /// The model configuration.
@@ -172,6 +197,31 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 model::run::print_table(&result, &mut out)?;
             }
             Ok(if result.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Replay { topology, events, delays, seed, expect, variant } => {
+            let delays = match delays {
+                Some(file) => DelayChoice::File(file),
+                None => DelayChoice::Seed(seed.unwrap_or(0)),
+            };
+            let request = Replay { expect, variant, ..Replay::new(topology, events, delays) };
+            match replay(&request) {
+                Ok(outcome) => {
+                    print!("{}", outcome.snap_text());
+                    match outcome.comparison.as_ref().filter(|c| !c.matches()) {
+                        Some(diff) => {
+                            eprintln!("MISMATCH with the expected snapshots:\n{diff}");
+                            Ok(ExitCode::from(1))
+                        }
+                        None => Ok(ExitCode::SUCCESS),
+                    }
+                }
+                // A bad file is bad input; a failed check or a missing expectation is a failure.
+                Err(e @ ReplayError::Format(_)) => Err(e.into()),
+                Err(e) => {
+                    eprintln!("FAILED: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
         }
         Command::Explore { model, addr } => {
             let m = model.build()?;

@@ -12,9 +12,9 @@ use crate::model::{Action, ChandyLamport};
 use crate::state::State;
 
 const LEFT: f64 = 70.0;
-const STEP: f64 = 44.0;
+const STEP: f64 = 64.0;
 const TOP: f64 = 30.0;
-const LANE: f64 = 56.0;
+const LANE: f64 = 70.0;
 const WARN: &str = "#f08c00";
 const MARKER: &str = "#d62728";
 const CART: &str = "#333";
@@ -59,7 +59,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
     let n = t.len();
     let len = steps.len();
     let width = x(len) + 30.0;
-    let height = y(n) + 10.0;
+    let height = y(n) + 16.0;
     let mut body = String::new();
     let mut flights: Vec<VecDeque<Flight>> = (0..t.channels().len()).map(|_| VecDeque::new()).collect();
     let mut dots: Vec<Vec<(usize, usize)>> = vec![Vec::new(); m.cfg.snapshots as usize];
@@ -154,7 +154,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
             "<marker id=\"head-{id}\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"{colour}\"/></marker>"
         );
     }
-    out.push_str("</defs>");
+    out.push_str("</defs><rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
     for p in t.processes() {
         let lane = p.index();
         let _ = write!(
@@ -190,6 +190,11 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
             );
         }
     }
+    let _ = write!(
+        out,
+        "<text x=\"8\" y=\"{:.1}\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#555\">markers red; carts crossing a cut inward orange; dots: recordings; dashed: cuts, carts in transit</text>",
+        height - 6.0
+    );
     out.push_str("</svg>");
     out
 }

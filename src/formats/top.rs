@@ -33,6 +33,10 @@ impl TopFile {
         if count < 2 {
             return Err(err(first, TopologyError::TooFewProcesses { count }.into()));
         }
+        let max = usize::from(u16::MAX) + 1;
+        if count > max {
+            return Err(err(first, TopologyError::TooManyProcesses { count, max }.into()));
+        }
         let mut names = Vec::with_capacity(count);
         let mut tokens = Vec::with_capacity(count);
         let mut index: HashMap<String, u16> = HashMap::new();
@@ -104,6 +108,10 @@ mod tests {
         assert_eq!(problem(""), (0, Problem::Empty));
         assert_eq!(problem("x\n"), (1, Problem::BadNumber { field: "node count", text: "x".into() }));
         assert_eq!(problem("1\nA 1\n"), (1, TopologyError::TooFewProcesses { count: 1 }.into()));
+        assert_eq!(
+            problem("100000000000000\n"),
+            (1, TopologyError::TooManyProcesses { count: 100000000000000, max: 65536 }.into())
+        );
         assert_eq!(problem("2\nA 1\n"), (2, Problem::MissingNodes { expected: 2, found: 1 }));
         assert_eq!(problem("2\nA 1\nB\n"), (3, Problem::Malformed { expected: "ID tokens", text: "B".into() }));
         assert_eq!(problem("2\nA 1\nB -1\n"), (3, Problem::BadNumber { field: "tokens", text: "-1".into() }));

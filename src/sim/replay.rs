@@ -37,8 +37,8 @@ use crate::bank::BankError;
 use crate::formats::events::{Command, EventsFile};
 use crate::formats::snap::{compare, write, Comparison, SnapBlock};
 use crate::formats::top::TopFile;
-use crate::formats::{content_lines, read, FormatError, Problem};
-use crate::topology::{ProcessId, Topology, TopologyError};
+use crate::formats::{FormatError, Problem};
+use crate::topology::{ProcessId, Topology};
 use crate::variant::Variant;
 
 /// Ticks run after every snapshot has completed, as the course suite does (its largest delay
@@ -157,7 +157,7 @@ impl ReplayOutcome {
 /// snapshot completed and [`SETTLE_TICKS`] more, checks every snapshot with the trace checker
 /// and for conservation, and compares with the expected files when a prefix is given.
 pub fn replay(request: &Replay) -> Result<ReplayOutcome, ReplayError> {
-    let top = read_top(&request.topology)?;
+    let top = TopFile::read(&request.topology)?;
     let events = EventsFile::read(&request.events)?;
     let delays = match &request.delays {
         DelayChoice::File(path) => DelaySource::Sequence(DelaySequence::read(path)?),
@@ -214,18 +214,6 @@ pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Resu
 /// Reads a `.top` file, refusing a node count larger than a topology can hold before
 /// [`TopFile::parse`] sees it: that parser preallocates for the announced count, so a huge count
 /// would abort the process.
-fn read_top(path: &Path) -> Result<TopFile, FormatError> {
-    let file = path.display().to_string();
-    let text = read(path)?;
-    if let Some((line, first)) = content_lines(&text).next() {
-        let max = usize::from(u16::MAX) + 1;
-        if let Some(count) = first.parse::<usize>().ok().filter(|&c| c > max) {
-            return Err(FormatError { file, line, problem: TopologyError::TooManyProcesses { count, max }.into() });
-        }
-    }
-    TopFile::parse(&text, &file)
-}
-
 /// A command's failure: a [`FormatError`] at its line when the script is at fault.
 fn command_error(events: &EventsFile, line: usize, error: SimError) -> ReplayError {
     let problem = match &error {

@@ -1,0 +1,42 @@
+//! Shared helpers for the model's tests.
+
+#![allow(dead_code)]
+
+use chandy_lamport::Variant;
+use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+
+/// A configuration from a few knobs; everything else as the command's defaults.
+pub fn config(procs: usize, topology: TopologySpec, sends: u8, snapshots: u8, initiators: InitiatorSpec) -> Config {
+    Config { procs: Some(procs), topology, tokens: Some(2), sends, initiators, snapshots, ..Config::default() }
+}
+
+/// Checks exhaustively (DFS, one thread, so the run is deterministic).
+pub fn run(config: &Config) -> CheckResult {
+    run_with(config, Strategy::Dfs)
+}
+
+/// Checks exhaustively with `strategy` on one thread.
+pub fn run_with(config: &Config, strategy: Strategy) -> CheckResult {
+    let model = ChandyLamport::new(config.resolve().expect("valid configuration"));
+    check(model, &CheckOptions { strategy, threads: 1, ..CheckOptions::default() }, None)
+}
+
+/// The verdict of property `name`.
+pub fn verdict(result: &CheckResult, name: &str) -> model::Verdict {
+    result
+        .properties
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no property {name:?} in {:?}", result.properties))
+        .verdict
+}
+
+/// Property names and verdicts, for comparing runs.
+pub fn verdicts(result: &CheckResult) -> Vec<(String, model::Verdict)> {
+    result.properties.iter().map(|p| (p.name.clone(), p.verdict)).collect()
+}
+
+/// `config` with another mode and variant.
+pub fn with(config: &Config, mode: Mode, variant: Variant) -> Config {
+    Config { mode, variant, ..config.clone() }
+}

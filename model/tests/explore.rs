@@ -1,0 +1,139 @@
+//! `model explore` serves stateright's Explorer: its JSON API lists the properties and gives
+//! each state with its space-time diagram; a headless browser renders the page.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The explorer process, killed when dropped.
+struct Explorer {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Explorer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn start(args: &[&str]) -> Explorer {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_model"))
+        .arg("explore")
+        .args(args)
+        .args(["--addr", &addr])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start model explore");
+    let explorer = Explorer { child, addr };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(&explorer.addr).is_err() {
+        assert!(Instant::now() < deadline, "the explorer did not start listening on {}", explorer.addr);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    explorer
+}
+
+/// A plain HTTP/1.0 GET; returns the body.
+fn get(addr: &str, path: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+    assert!(head.starts_with("HTTP/1.") && head.contains(" 200 "), "GET {path}: {head}");
+    body.to_string()
+}
+
+fn json(addr: &str, path: &str) -> serde_json::Value {
+    serde_json::from_str(&get(addr, path)).unwrap_or_else(|e| panic!("GET {path}: {e}"))
+}
+
+#[test]
+fn the_json_api_lists_the_properties_and_draws_each_state() {
+    let e = start(&["--procs", "2", "--sends", "1", "--variant", "late-record"]);
+    let status = json(&e.addr, "/.status");
+    let names: Vec<&str> = status["properties"].as_array().unwrap().iter().map(|p| p[1].as_str().unwrap()).collect();
+    assert!(names.contains(&"nothing crosses the cut inward"), "{names:?}");
+    assert!(names.contains(&"snapshot terminates"), "{names:?}");
+    // The initial state, then the steps from it: each with its action and its diagram.
+    let init = json(&e.addr, "/.states");
+    assert!(init[0]["svg"].as_str().unwrap().starts_with("<svg"));
+    let steps = json(&e.addr, "/.states/0");
+    let steps = steps.as_array().unwrap();
+    assert!(steps.iter().any(|s| s["action"] == "P0 initiates snapshot 0"), "{steps:?}");
+    // Follow the shortest inward crossing under late-record: initiate, send, marker, cart.
+    let path = "/.states/0/2/0/1";
+    let after = json(&e.addr, path);
+    let deliver = after.as_array().unwrap().iter().find(|s| s["action"] == "deliver head of P0->P1").unwrap();
+    let svg = deliver["svg"].as_str().unwrap();
+    assert!(svg.contains("<svg") && svg.contains("</svg>"));
+    assert!(svg.contains("#d62728"), "markers are red");
+    assert!(svg.contains("records snapshot 0"), "a dot where P0 recorded");
+    assert!(
+        svg.contains("stroke=\"#f08c00\""),
+        "the cart crossing the cut inward is drawn in the warning colour: {svg}"
+    );
+}
+
+fn chromium() -> Option<String> {
+    ["chromium", "chromium-browser"].into_iter().map(String::from).find(|c| {
+        Command::new(c).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    })
+}
+
+#[test]
+fn a_headless_browser_renders_a_non_blank_explorer_page() {
+    let Some(browser) = chromium() else {
+        // scripts/test-all installs Debian's chromium; without it this check cannot run.
+        panic!("chromium is not installed: run scripts/test-all (it installs it) or apt-get install chromium");
+    };
+    let e = start(&["--procs", "2", "--sends", "1"]);
+    let dir = std::env::temp_dir().join(format!("explorer-shot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("explorer.png");
+    let url = format!("http://{}/#/steps/0/2/0", e.addr);
+    let status = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1280,900",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run chromium");
+    assert!(status.success(), "chromium failed on {url}");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let bytes = &buf[..info.buffer_size()];
+    let channels = info.color_type.samples();
+    let pixels: Vec<&[u8]> = bytes.chunks(channels).collect();
+    let background = pixels[0];
+    let differing = pixels.iter().filter(|p| *p != &background).count();
+    assert!(
+        differing * 100 > pixels.len(),
+        "the screenshot is blank: only {differing} of {} pixels differ from the background",
+        pixels.len()
+    );
+}
