@@ -53,8 +53,9 @@ pub struct Burned {
     pub shutdown: Result<(), RuntimeError>,
 }
 
-/// Complete graph of `n` houses: carts around the ring, `P1` burns, `P0` initiates snapshot 0
-/// (which cannot complete), more carts, wait for the snapshot, shut down.
+/// Complete graph of `n` houses: `P0` sends a cart to `P1`, `P1` burns, `P0` initiates snapshot
+/// 0 (which cannot complete), every other house sends a cart to its ring successor; wait for the
+/// snapshot, shut down.
 pub fn burning_house(n: usize) -> Burned {
     let topology = Topology::complete(n).expect("n >= 2");
     let houses = vec![Fragile(Bank::new(10)); n];

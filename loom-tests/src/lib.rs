@@ -2,8 +2,10 @@
 //! driven through its public API, under schedulers that explore the interleavings of its
 //! threads (loom: all of them up to a preemption bound; shuttle: random and PCT samples).
 //!
-//! The library holds the scenarios ([`scenario`], [`fragile`]) and the judgement of a run
-//! ([`judge`]); it builds normally too, so `cargo clippy` checks it. The tests build only under
+//! The library holds the scenarios ([`scenario`], [`fragile`]), the judgement of a run
+//! ([`judge`]) and the harnesses that run a scenario under loom (`explore`, built under
+//! `--cfg loom`) or shuttle (`schedule`, under `--cfg shuttle`); the rest builds normally too, so
+//! `cargo clippy` checks it. The tests build only under
 //! `--cfg loom` (`tests/loom_*.rs`) or `--cfg shuttle` (`tests/shuttle_*.rs`), where
 //! `chandy_lamport::runtime` takes its threads and channels from that tool; see
 //! `scripts/test-all` for the commands.

@@ -76,7 +76,8 @@ impl Scenario {
     }
 
     /// Complete graph of `n` houses: snapshot 0 initiated at `P0` and at `P(n-1)`, with a cart
-    /// between them on each side of the initiations.
+    /// between them on each side of the initiations, then carts around the ring from `P1` to
+    /// `P(n-1)`; wait for the snapshot.
     pub fn concurrent_initiators(n: usize) -> Self {
         let last = (n - 1) as u16;
         let steps = [
@@ -91,8 +92,9 @@ impl Scenario {
         complete(n, steps)
     }
 
-    /// Complete graph of `n` houses: snapshot 0 at `P0`, a cart, snapshot 1 at `P(n-1)` while 0
-    /// is in flight, a cart back, then wait for both.
+    /// Complete graph of `n` houses: snapshot 0 at `P0`, a cart to `P(n-1)`, snapshot 1 at
+    /// `P(n-1)` while 0 is in flight, a cart back, carts around the ring from `P1` to `P(n-1)`;
+    /// wait for both.
     pub fn overlapping_snapshots(n: usize) -> Self {
         let last = (n - 1) as u16;
         let steps = [Step::Initiate { snapshot: 0, at: 0 }, Step::Transfer { from: 0, to: last, amount: 1 }]
