@@ -1,7 +1,7 @@
 //! What a correct run must show: every snapshot assembled, accepted by the trace checker and
 //! conserving the ledger, and every jar still in a house once the cluster has shut down.
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::bank::{Bank, Jars};
 use chandy_lamport::runtime::{Outcome, RuntimeError};
 use chandy_lamport::verify::{unterminated, verify, VerifyError};
 use chandy_lamport::{EventKind, GlobalSnapshot, SnapshotId, Topology, Violation};
@@ -35,11 +35,20 @@ pub enum Failure {
         /// At the end.
         end: u64,
     },
-    /// A cart was sent but never received before the cluster stopped.
-    Undelivered {
+    /// A transfer command never became a cart on its way (left unhandled in an inbox).
+    Unhandled {
+        /// Transfers commanded.
+        commanded: usize,
         /// Carts sent.
         sent: usize,
-        /// Carts received.
+    },
+    /// Carts or markers were sent but never received before the cluster stopped.
+    Undelivered {
+        /// `"carts"` or `"markers"`.
+        what: &'static str,
+        /// How many were sent.
+        sent: usize,
+        /// How many were received.
         received: usize,
     },
     /// A house refused a transfer (the scenarios give every house enough jars).
@@ -84,15 +93,25 @@ impl Passed for () {
     }
 }
 
-/// Judges a run of the bank on `topology`: `initiated` are the snapshot ids started, `waited`
-/// the snapshots `wait` returned. Snapshots are judged in id order, each with [`verify`] (or
-/// [`unterminated`] when it was never assembled); the first failure is returned.
-pub fn judge(
-    topology: &Topology,
-    initiated: &[SnapshotId],
-    waited: &[GlobalSnapshot<Bank>],
-    outcome: &Outcome<Bank>,
-) -> Result<Judged, Failure> {
+/// What the main thread asked of a cluster, and what `wait` gave it.
+#[derive(Clone, Debug, Default)]
+pub struct Requests {
+    /// Transfer commands issued (the scenarios give every house enough jars for all of them).
+    pub transfers: usize,
+    /// Snapshot ids initiated (an id initiated at two houses appears twice).
+    pub initiated: Vec<SnapshotId>,
+    /// The snapshots `wait` returned.
+    pub waited: Vec<GlobalSnapshot<Bank>>,
+}
+
+/// Judges a traced run of the bank on `topology`: no transfer refused, unhandled or lost, every
+/// cart and marker sent also received, then each snapshot in id order with [`verify`] (or
+/// [`unterminated`] when it was never assembled) and for conservation. Returns the first
+/// failure.
+///
+/// Loom itself catches a message sent to a thread that has stopped ("Messages leaked"), but
+/// drains a stopped thread's inbox silently; the counts here catch what was left in one.
+pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) -> Result<Judged, Failure> {
     let trace = outcome.trace.as_ref().ok_or_else(|| Failure::Unjudgeable("the run was not traced".into()))?;
     let ledger: u64 = trace.initial.iter().map(|b| u64::from(b.jars)).sum();
     if let Some(r) = outcome.rejected.first() {
@@ -102,12 +121,21 @@ pub fn judge(
     if end != ledger {
         return Err(Failure::Lost { start: ledger, end });
     }
-    let sent = trace.events.iter().filter(|e| matches!(e.kind, EventKind::Send { .. })).count();
-    let received = trace.events.iter().filter(|e| matches!(e.kind, EventKind::Receive { .. })).count();
-    if sent != received {
-        return Err(Failure::Undelivered { sent, received });
+    let count = |kind: fn(&EventKind<Jars>) -> bool| trace.events.iter().filter(|e| kind(&e.kind)).count();
+    let sent = count(|k| matches!(k, EventKind::Send { .. }));
+    if sent != requests.transfers {
+        return Err(Failure::Unhandled { commanded: requests.transfers, sent });
     }
-    let mut ids = initiated.to_vec();
+    let received = count(|k| matches!(k, EventKind::Receive { .. }));
+    if received != sent {
+        return Err(Failure::Undelivered { what: "carts", sent, received });
+    }
+    let (sent, received) =
+        (count(|k| matches!(k, EventKind::MarkerSend { .. })), count(|k| matches!(k, EventKind::MarkerReceive { .. })));
+    if received != sent {
+        return Err(Failure::Undelivered { what: "markers", sent, received });
+    }
+    let mut ids = requests.initiated.clone();
     ids.sort();
     ids.dedup();
     let mut in_transit = Vec::with_capacity(ids.len());
@@ -124,7 +152,7 @@ pub fn judge(
         if recorded != ledger {
             return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
         }
-        if waited.iter().any(|w| w.id == id && w != snapshot) {
+        if requests.waited.iter().any(|w| w.id == id && w != snapshot) {
             return Err(Failure::WaitedDiffers(id));
         }
         in_transit.push(snapshot.state.tokens_in_channels());

@@ -6,7 +6,7 @@ use chandy_lamport::bank::{Bank, BankCommand};
 use chandy_lamport::runtime::{Cluster, Options};
 use chandy_lamport::{Initiators, ProcessId, SnapshotId, Topology, Variant};
 
-use crate::judge::{judge, Failure, Judged};
+use crate::judge::{judge, Failure, Judged, Requests};
 
 /// Jars each house starts with: more than any scenario moves out of one house.
 pub const JARS: u32 = 20;
@@ -131,23 +131,23 @@ impl Scenario {
         let houses = vec![Bank::new(JARS); self.topology.len()];
         let options = Options { trace: true, variant, initiators: self.initiators.clone() };
         let mut cluster = Cluster::start(self.topology.clone(), houses, options).map_err(Failure::Runtime)?;
-        let mut initiated = Vec::new();
-        let mut waited = Vec::new();
+        let mut requests = Requests::default();
         for step in &self.steps {
             match *step {
                 Step::Transfer { from, to, amount } => {
+                    requests.transfers += 1;
                     let transfer = BankCommand::Transfer { to: ProcessId(to), amount };
                     cluster.command(ProcessId(from), transfer)
                 }
                 Step::Initiate { snapshot, at } => {
-                    initiated.push(SnapshotId(snapshot));
+                    requests.initiated.push(SnapshotId(snapshot));
                     cluster.initiate(SnapshotId(snapshot), ProcessId(at))
                 }
-                Step::Wait { snapshot } => cluster.wait(SnapshotId(snapshot)).map(|s| waited.push(s)),
+                Step::Wait { snapshot } => cluster.wait(SnapshotId(snapshot)).map(|s| requests.waited.push(s)),
             }
             .map_err(Failure::Runtime)?;
         }
         let outcome = cluster.shutdown().map_err(Failure::Runtime)?;
-        judge(&self.topology, &initiated, &waited, &outcome)
+        judge(&self.topology, &requests, &outcome)
     }
 }
