@@ -1,8 +1,8 @@
 //! The threaded runtime under loom: every scenario, in every interleaving loom explores, ends
 //! with every snapshot assembled, accepted by the trace checker and conserving the ledger, and
-//! every cart delivered; a deadlock or a message left in a channel fails the test (loom checks
-//! both at the end of every interleaving). Loom allows 5 threads: main, the collector and at
-//! most 3 houses.
+//! every cart and marker received. Loom itself fails the test on a deadlock or on a message sent
+//! to a thread that has stopped ("Messages leaked"). Loom allows 5 threads: main, the collector
+//! and at most 3 houses.
 #![cfg(loom)]
 
 use chandy_lamport::Variant;
