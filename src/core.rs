@@ -456,6 +456,18 @@ impl<A: Application> Process<A> {
         }
     }
 
+    /// The same process under another id, with its channel records reordered: the record at
+    /// position `i` is the old record at `order[i]`. Model checkers use it to map a state onto a
+    /// symmetric one (a permutation of processes that the topology allows).
+    pub fn relabeled(&self, id: ProcessId, order: &[usize]) -> Self {
+        let mut p = self.clone();
+        p.id = id;
+        for slot in p.slots.iter_mut() {
+            slot.records = order.iter().filter_map(|&i| slot.records.get(i).cloned()).collect();
+        }
+        p
+    }
+
     /// Removes the completed local snapshot `snapshot` from this process and returns it; later
     /// markers or initiations of that id are refused with [`CoreError::SnapshotCompleted`].
     pub fn take_local_snapshot(

@@ -188,7 +188,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 let mut out = std::io::stdout();
                 check(m, &opts, Some(&mut out))
-            };
+            }
+            .map_err(anyhow::Error::msg)?;
             let mut out = std::io::stdout().lock();
             if json {
                 serde_json::to_writer(&mut out, &result)?;

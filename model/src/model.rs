@@ -69,6 +69,8 @@ pub struct ChandyLamport {
     /// Latches: once a property has a discovery, later states no longer report it, so the
     /// first (with BFS, shortest) path found is the one kept.
     latches: Arc<Vec<AtomicBool>>,
+    /// The registered symmetry group, once symmetry reduction is on.
+    sym: u16,
 }
 
 /// Which properties exist in this configuration, in report order.
@@ -82,7 +84,19 @@ impl ChandyLamport {
         let initial_total = cfg.tokens.iter().map(|&t| u64::from(t)).sum();
         let core_variant = if cfg.variant.is_channel_fault() { Variant::None } else { cfg.variant };
         let latches = Arc::new((0..properties::KINDS).map(|_| AtomicBool::new(false)).collect());
-        ChandyLamport { cfg, initial_total, core_variant, latches }
+        ChandyLamport { cfg, initial_total, core_variant, latches, sym: 0 }
+    }
+
+    /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
+    /// many there are. Literal mode's history names houses, so it cannot be reduced.
+    pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
+        if self.cfg.mode == Mode::Literal {
+            return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
+        }
+        let group = crate::symmetry::Group::of(&self.cfg);
+        let size = group.len();
+        self.sym = crate::symmetry::register(group);
+        Ok(size)
     }
 
     /// The topology.
@@ -279,6 +293,7 @@ impl Model for ChandyLamport {
             procs,
             ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
             history,
+            sym: self.sym,
         }]
     }
 

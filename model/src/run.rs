@@ -177,7 +177,15 @@ impl<W: Write> Reporter<ChandyLamport> for Progress<'_, W> {
 }
 
 /// Checks `model` and collects every verdict; progress lines go to `progress` if given.
-pub fn check(model: ChandyLamport, opts: &CheckOptions, progress: Option<&mut (dyn Write + Send)>) -> CheckResult {
+/// Fails only when the options do not fit the model (symmetry in literal mode).
+pub fn check(
+    mut model: ChandyLamport,
+    opts: &CheckOptions,
+    progress: Option<&mut (dyn Write + Send)>,
+) -> Result<CheckResult, &'static str> {
+    if opts.symmetry {
+        model.enable_symmetry()?;
+    }
     let mut builder = model.checker().threads(opts.threads.max(1));
     if let Some(depth) = opts.depth {
         builder = builder.target_max_depth(depth);
@@ -189,14 +197,14 @@ pub fn check(model: ChandyLamport, opts: &CheckOptions, progress: Option<&mut (d
         builder = builder.symmetry_fn(crate::symmetry::representative);
     }
     let start = Instant::now();
-    match opts.strategy {
+    Ok(match opts.strategy {
         Strategy::Bfs => finish(builder.spawn_bfs(), opts, progress, start),
         Strategy::Dfs => finish(builder.spawn_dfs(), opts, progress, start),
         Strategy::Simulation => {
             let checker = builder.target_state_count(opts.max_states).spawn_simulation(opts.seed, UniformChooser);
             finish(checker, opts, progress, start)
         }
-    }
+    })
 }
 
 fn finish<C>(checker: C, opts: &CheckOptions, progress: Option<&mut (dyn Write + Send)>, start: Instant) -> CheckResult

@@ -61,6 +61,8 @@ pub struct State {
     pub ghost: Option<Box<Ghost>>,
     /// Literal mode's history.
     pub history: Option<Box<History>>,
+    /// The symmetry group this state is reduced under (0: none); constant in a run.
+    pub sym: u16,
 }
 
 impl State {

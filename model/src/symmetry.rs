@@ -1,8 +1,170 @@
-//! Symmetry reduction (to come): the representative of a state under permutations of houses.
+//! Symmetry reduction: the permutations of houses that map the configuration onto itself
+//! (same roads, same jars, same right to initiate), and a canonical representative of each
+//! state's class under them.
+//!
+//! stateright takes the representative as a plain `fn(&State) -> State`, so the group lives in a
+//! process-wide registry and each state carries the index of its group.
 
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use chandy_lamport::{ChannelId, ProcessId};
+
+use crate::config::Resolved;
 use crate::state::State;
 
-/// The representative of `state`'s symmetry class.
+/// One automorphism of the configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Perm {
+    /// House `i` becomes house `procs[i]`.
+    procs: Vec<usize>,
+    /// Channel `c` becomes channel `chans[c]`.
+    chans: Vec<usize>,
+    /// For each new house `j`: the record at position `m` comes from position `records[j][m]`
+    /// of the old house.
+    records: Vec<Vec<usize>>,
+}
+
+/// The automorphisms of a configuration (the identity included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    perms: Vec<Perm>,
+}
+
+impl Group {
+    /// Every permutation of houses that preserves channels, initial jars and initiators.
+    pub fn of(cfg: &Resolved) -> Group {
+        let t = &cfg.topology;
+        let n = t.len();
+        let mut perms = Vec::new();
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut visit = |pi: &[usize]| {
+            let same_roles =
+                (0..n).all(|i| cfg.tokens[pi[i]] == cfg.tokens[i] && cfg.initiators[pi[i]] == cfg.initiators[i]);
+            if !same_roles {
+                return;
+            }
+            let mut chans = Vec::with_capacity(t.channels().len());
+            for ch in t.channels() {
+                match t.channel_between(ProcessId(pi[ch.from.index()] as u16), ProcessId(pi[ch.to.index()] as u16)) {
+                    Some(c) => chans.push(c.index()),
+                    None => return,
+                }
+            }
+            let mut inverse = vec![0; n];
+            for (i, &p) in pi.iter().enumerate() {
+                inverse[p] = i;
+            }
+            let records = (0..n)
+                .map(|j| {
+                    let old = ProcessId(inverse[j] as u16);
+                    t.incoming(ProcessId(j as u16))
+                        .iter()
+                        .map(|&c_new| {
+                            let c_old = chans.iter().position(|&c| c == c_new.index()).unwrap_or(0);
+                            t.incoming(old).iter().position(|&c| c == ChannelId(c_old as u32)).unwrap_or(0)
+                        })
+                        .collect()
+                })
+                .collect();
+            perms.push(Perm { procs: pi.to_vec(), chans, records });
+        };
+        permutations(&mut order, 0, &mut visit);
+        Group { perms }
+    }
+
+    /// Number of automorphisms (1: no symmetry to exploit).
+    pub fn len(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// Always false: the identity is in every group.
+    pub fn is_empty(&self) -> bool {
+        self.perms.is_empty()
+    }
+}
+
+/// Calls `visit` on every permutation of `items[k..]` (Heap-style recursion).
+fn permutations(items: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
+    if k == items.len() {
+        visit(items);
+        return;
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permutations(items, k + 1, visit);
+        items.swap(k, i);
+    }
+}
+
+fn registry() -> &'static RwLock<Vec<Arc<Group>>> {
+    static REGISTRY: OnceLock<RwLock<Vec<Arc<Group>>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| RwLock::new(Vec::new()))
+}
+
+/// Registers `group`; states carrying the returned index use it in [`representative`].
+pub fn register(group: Group) -> u16 {
+    let mut groups = registry().write().unwrap_or_else(|e| e.into_inner());
+    groups.push(Arc::new(group));
+    groups.len() as u16
+}
+
+fn apply(perm: &Perm, s: &State) -> State {
+    let n = s.procs.len();
+    let mut procs = s.procs.clone();
+    let mut budget = s.budget.clone();
+    for i in 0..n {
+        let j = perm.procs[i];
+        procs[j] = s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]);
+        budget[j] = s.budget[i];
+    }
+    let mut chans = s.chans.clone();
+    for (c, contents) in s.chans.iter().enumerate() {
+        chans[perm.chans[c]] = contents.clone();
+    }
+    let ghost = s.ghost.as_ref().map(|g| {
+        let mut g = g.clone();
+        for snap in g.snaps.iter_mut().filter(|snap| snap.active) {
+            let by_channel = |v: &Vec<i8>| {
+                let mut out = v.clone();
+                for (c, &x) in v.iter().enumerate() {
+                    out[perm.chans[c]] = x;
+                }
+                out
+            };
+            snap.in_flight = by_channel(&snap.in_flight);
+            snap.replay = by_channel(&snap.replay);
+            snap.min_slack = by_channel(&snap.min_slack);
+            let mut rec = snap.rec_budget.clone();
+            for (i, &b) in snap.rec_budget.iter().enumerate() {
+                rec[perm.procs[i]] = b;
+            }
+            snap.rec_budget = rec;
+        }
+        g
+    });
+    State { procs, chans, budget, ghost, history: s.history.clone(), sym: s.sym }
+}
+
+fn digest(s: &State) -> u64 {
+    let mut h = DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+/// The representative of `state`'s class: of all its images under the group, the one with the
+/// least hash. States without a group are their own representative.
 pub fn representative(state: &State) -> State {
-    state.clone()
+    if state.sym == 0 {
+        return state.clone();
+    }
+    let group = {
+        let groups = registry().read().unwrap_or_else(|e| e.into_inner());
+        match groups.get(usize::from(state.sym) - 1) {
+            Some(g) => Arc::clone(g),
+            None => return state.clone(),
+        }
+    };
+    group.perms.iter().map(|p| apply(p, state)).min_by_key(digest).unwrap_or_else(|| state.clone())
 }

@@ -39,6 +39,10 @@ fn bad_flags_exit_2_naming_the_problem() {
     bad_input(&["check", "--strategy", "bfs", "--symmetry"], "--symmetry is honoured only by");
     bad_input(&["check", "--properties", "literal", "--procs", "5"], "--properties literal keeps the whole history");
     bad_input(&["check", "--frobnicate"], "--frobnicate");
+    bad_input(
+        &["check", "--symmetry", "--properties", "literal", "--procs", "2"],
+        "--symmetry cannot be used with --properties literal",
+    );
 }
 
 #[test]

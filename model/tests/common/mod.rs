@@ -19,6 +19,7 @@ pub fn run(config: &Config) -> CheckResult {
 pub fn run_with(config: &Config, strategy: Strategy) -> CheckResult {
     let model = ChandyLamport::new(config.resolve().expect("valid configuration"));
     check(model, &CheckOptions { strategy, threads: 1, ..CheckOptions::default() }, None)
+        .expect("options fit the model")
 }
 
 /// The verdict of property `name`.
