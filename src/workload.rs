@@ -123,7 +123,7 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
     let n = w.topology.len();
     let mut rng = StdRng::seed_from_u64(w.seed);
     let options = Options { trace: true, variant: w.variant, ..Options::default() };
-    let mut cluster = Cluster::start(w.topology.clone(), vec![Bank::new(w.jars); n], options)?;
+    let cluster = Cluster::start(w.topology.clone(), vec![Bank::new(w.jars); n], options)?;
     let start = u64::from(w.jars) * n as u64;
     // Snapshot k starts after transfer number at[k] (spread evenly, so several overlap).
     let at: Vec<usize> = (0..w.snapshots).map(|k| (k + 1) * w.transfers / (w.snapshots + 1)).collect();

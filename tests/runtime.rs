@@ -38,7 +38,7 @@ fn rings_of_3_and_5_with_concurrent_snapshots_verify() {
 fn a_snapshot_in_flight_at_shutdown_completes_and_nothing_is_lost() {
     let t = Topology::ring(4).unwrap();
     let options = Options { trace: true, ..Options::default() };
-    let mut c = Cluster::start(t.clone(), vec![Bank::new(5); 4], options).unwrap();
+    let c = Cluster::start(t.clone(), vec![Bank::new(5); 4], options).unwrap();
     for i in 0..4u16 {
         c.command(ProcessId(i), BankCommand::Transfer { to: ProcessId((i + 1) % 4), amount: 3 }).unwrap();
     }
@@ -55,7 +55,7 @@ fn a_snapshot_in_flight_at_shutdown_completes_and_nothing_is_lost() {
 #[test]
 fn wait_returns_the_assembled_snapshot() {
     let t = Topology::complete(3).unwrap();
-    let mut c = Cluster::start(t, vec![Bank::new(4); 3], Options::default()).unwrap();
+    let c = Cluster::start(t, vec![Bank::new(4); 3], Options::default()).unwrap();
     c.command(ProcessId(0), BankCommand::Transfer { to: ProcessId(1), amount: 4 }).unwrap();
     c.initiate(SnapshotId(0), ProcessId(1)).unwrap();
     c.initiate(SnapshotId(0), ProcessId(2)).unwrap();
@@ -86,7 +86,7 @@ fn bad_api_use_gives_typed_errors() {
         RuntimeError::Topology(TopologyError::Unreachable { .. })
     ));
     let only0 = Options { initiators: Initiators::Only(vec![ProcessId(0)]), ..Options::default() };
-    let mut c = Cluster::start(t, vec![Bank::new(1); 3], only0).unwrap();
+    let c = Cluster::start(t, vec![Bank::new(1); 3], only0).unwrap();
     assert_eq!(
         c.command(ProcessId(9), BankCommand::Sell { amount: 1 }).unwrap_err(),
         RuntimeError::UnknownProcess(ProcessId(9))
@@ -139,7 +139,7 @@ impl Service for Fragile {
 #[test]
 fn a_panicking_application_is_an_error_not_a_hang() {
     let t = Topology::complete(3).unwrap();
-    let mut c = Cluster::start(t, vec![Fragile(Bank::new(3)); 3], Options::default()).unwrap();
+    let c = Cluster::start(t, vec![Fragile(Bank::new(3)); 3], Options::default()).unwrap();
     c.command(ProcessId(0), FragileCommand::Transfer(ProcessId(1))).unwrap();
     c.command(ProcessId(1), FragileCommand::Panic).unwrap();
     c.command(ProcessId(2), FragileCommand::Transfer(ProcessId(1))).unwrap();

@@ -59,7 +59,7 @@ pub struct Burned {
 pub fn burning_house(n: usize) -> Burned {
     let topology = Topology::complete(n).expect("n >= 2");
     let houses = vec![Fragile(Bank::new(10)); n];
-    let mut cluster = Cluster::start(topology, houses, Options::default()).expect("a valid cluster");
+    let cluster = Cluster::start(topology, houses, Options::default()).expect("a valid cluster");
     let next = |i: usize| ProcessId(((i + 1) % n) as u16);
     let send = |cluster: &Cluster<Fragile>, i: usize| {
         cluster.command(ProcessId(i as u16), FragileCommand::Transfer(next(i))).expect("the house is running");

@@ -130,7 +130,7 @@ impl Scenario {
     pub fn run(&self, variant: Variant) -> Result<Judged, Failure> {
         let houses = vec![Bank::new(JARS); self.topology.len()];
         let options = Options { trace: true, variant, initiators: self.initiators.clone() };
-        let mut cluster = Cluster::start(self.topology.clone(), houses, options).map_err(Failure::Runtime)?;
+        let cluster = Cluster::start(self.topology.clone(), houses, options).map_err(Failure::Runtime)?;
         let mut requests = Requests::default();
         for step in &self.steps {
             match *step {

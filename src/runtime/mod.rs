@@ -186,7 +186,8 @@ pub struct Cluster<A: Service> {
     collector: mpsc::Sender<ToCollector<A>>,
     threads: Vec<thread::JoinHandle<Result<ProcessExit<A>, RuntimeError>>>,
     collector_thread: Option<thread::JoinHandle<collector::Collected<A>>>,
-    initiated: HashMap<SnapshotId, Vec<ProcessId>>,
+    /// Initiations so far (a std mutex: only the cluster's users touch it, never its threads).
+    initiated: std::sync::Mutex<HashMap<SnapshotId, Vec<ProcessId>>>,
 }
 
 impl<A: Service> Cluster<A> {
@@ -232,7 +233,7 @@ impl<A: Service> Cluster<A> {
             collector: collector_tx,
             threads,
             collector_thread: Some(collector_thread),
-            initiated: HashMap::new(),
+            initiated: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
@@ -252,13 +253,15 @@ impl<A: Service> Cluster<A> {
     }
 
     /// Starts `snapshot` at process `p`. Several processes may initiate the same snapshot, and
-    /// several snapshots may be in flight.
-    pub fn initiate(&mut self, snapshot: SnapshotId, p: ProcessId) -> Result<(), RuntimeError> {
-        let inbox = self.inbox(p)?.clone();
+    /// several snapshots may be in flight. Like [`Cluster::command`] and [`Cluster::wait`], it
+    /// takes `&self`: several threads may drive one cluster.
+    pub fn initiate(&self, snapshot: SnapshotId, p: ProcessId) -> Result<(), RuntimeError> {
+        let inbox = self.inbox(p)?;
         if !self.options.initiators.allows(p) {
             return Err(RuntimeError::NotAnInitiator(p));
         }
-        let initiators = self.initiated.entry(snapshot).or_default();
+        let mut initiated = self.initiated();
+        let initiators = initiated.entry(snapshot).or_default();
         if initiators.contains(&p) {
             return Err(RuntimeError::AlreadyInitiated { snapshot, process: p });
         }
@@ -268,7 +271,7 @@ impl<A: Service> Cluster<A> {
 
     /// Blocks until the global snapshot `snapshot` is assembled, and returns it.
     pub fn wait(&self, snapshot: SnapshotId) -> Result<GlobalSnapshot<A>, RuntimeError> {
-        if !self.initiated.contains_key(&snapshot) {
+        if !self.initiated().contains_key(&snapshot) {
             return Err(RuntimeError::UnknownSnapshot(snapshot));
         }
         let (tx, rx) = mpsc::channel();
@@ -322,8 +325,12 @@ impl<A: Service> Cluster<A> {
 
 impl<A: Service> Cluster<A> {
     /// Tells every process to shut down; returns the snapshot ids it was told to complete.
+    fn initiated(&self) -> std::sync::MutexGuard<'_, HashMap<SnapshotId, Vec<ProcessId>>> {
+        self.initiated.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn send_shutdown(&self) -> Vec<SnapshotId> {
-        let mut ids: Vec<SnapshotId> = self.initiated.keys().copied().collect();
+        let mut ids: Vec<SnapshotId> = self.initiated().keys().copied().collect();
         ids.sort();
         for inbox in &self.inboxes {
             // A process thread that has stopped has nothing left to shut down.
