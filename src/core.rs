@@ -31,7 +31,7 @@ impl std::fmt::Display for SnapshotId {
 }
 
 /// What travels on a channel: an application message or a marker.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Message<M> {
     /// An application message.
     App(M),
@@ -144,63 +144,175 @@ pub enum CoreError {
     },
 }
 
-/// The record of one incoming channel for one snapshot.
+/// A list that is almost always empty: one pointer wide, on the heap only when used (and
+/// `None` again when emptied, so equal lists are equal values).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ChannelRecord<M> {
-    /// The marker of this snapshot has arrived on the channel.
-    pub marker: bool,
-    /// Messages recorded so far, in arrival order.
-    pub messages: SmallVec<[M; 2]>,
+#[allow(clippy::box_collection)] // one word in every process state, instead of a Vec's three
+struct Rare<T>(Option<Box<Vec<T>>>);
+
+impl<T> Default for Rare<T> {
+    fn default() -> Self {
+        Rare(None)
+    }
 }
 
-/// One process's part of one snapshot.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+impl<T> Rare<T> {
+    fn as_slice(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    fn vec_mut(&mut self) -> &mut Vec<T> {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    fn take(&mut self) -> Vec<T> {
+        self.0.take().map(|b| *b).unwrap_or_default()
+    }
+}
+
+/// A set of small indices: one word inline, more on the heap only when needed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Bits {
+    low: u64,
+    high: Rare<u64>,
+}
+
+impl Bits {
+    fn get(&self, i: usize) -> bool {
+        match i {
+            0..64 => self.low & (1 << i) != 0,
+            _ => self.high.as_slice().get(i / 64 - 1).is_some_and(|w| w & (1 << (i % 64)) != 0),
+        }
+    }
+
+    fn set(&mut self, i: usize) {
+        if i < 64 {
+            self.low |= 1 << i;
+        } else {
+            let w = i / 64 - 1;
+            let high = self.high.vec_mut();
+            if high.len() <= w {
+                high.resize(w + 1, 0);
+            }
+            high[w] |= 1 << (i % 64);
+        }
+    }
+
+    fn count(&self) -> usize {
+        (self.low.count_ones() + self.high.as_slice().iter().map(|w| w.count_ones()).sum::<u32>()) as usize
+    }
+}
+
+/// One process's part of one snapshot: the recorded state, which incoming channels' markers
+/// have arrived, and the messages recorded on them. Laid out flat (one bit set, one list of
+/// messages tagged with their channel) so that a model checker clones it cheaply.
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Slot<A: Application> {
     /// The snapshot.
     pub id: SnapshotId,
     /// The recorded local state; `None` only while the `late-record` fault holds it back.
     pub state: Option<A>,
-    /// One record per incoming channel, in [`Topology::incoming`] order.
-    pub records: SmallVec<[ChannelRecord<A::Msg>; 3]>,
+    incoming: u32,
+    closed: Bits,
+    recorded: SmallVec<[(u32, A::Msg); 2]>,
+}
+
+/// Clones a short list by pushing (cheaper than the generic `collect` for 0–2 items, and a
+/// model checker clones these millions of times).
+fn clone_small<A: smallvec::Array>(v: &SmallVec<A>) -> SmallVec<A>
+where
+    A::Item: Clone,
+{
+    let mut out = SmallVec::new();
+    for x in v {
+        out.push(x.clone());
+    }
+    out
+}
+
+impl<A: Application> Clone for Slot<A> {
+    fn clone(&self) -> Self {
+        Slot {
+            id: self.id,
+            state: self.state.clone(),
+            incoming: self.incoming,
+            closed: self.closed.clone(),
+            recorded: clone_small(&self.recorded),
+        }
+    }
 }
 
 impl<A: Application> Slot<A> {
+    fn new(id: SnapshotId, incoming: usize) -> Self {
+        Slot { id, state: None, incoming: incoming as u32, closed: Bits::default(), recorded: SmallVec::new() }
+    }
+
     /// The local state is recorded and every channel record is closed.
     pub fn is_complete(&self) -> bool {
-        self.state.is_some() && self.records.iter().all(|r| r.marker)
+        self.state.is_some() && self.closed.count() == self.incoming as usize
+    }
+
+    /// Number of incoming channels (records).
+    pub fn incoming(&self) -> usize {
+        self.incoming as usize
+    }
+
+    /// Whether the marker has arrived on incoming channel number `i` (in
+    /// [`Topology::incoming`] order): its record is closed.
+    pub fn marker(&self, i: usize) -> bool {
+        self.closed.get(i)
+    }
+
+    /// The messages recorded on incoming channel number `i`, in arrival order.
+    pub fn record(&self, i: usize) -> impl Iterator<Item = &A::Msg> + '_ {
+        self.recorded.iter().filter(move |(c, _)| *c as usize == i).map(|(_, m)| m)
+    }
+
+    /// Every recorded message with its incoming channel number, by channel, each channel's in
+    /// arrival order.
+    pub fn recorded(&self) -> impl Iterator<Item = (usize, &A::Msg)> + '_ {
+        self.recorded.iter().map(|(c, m)| (*c as usize, m))
+    }
+
+    /// Records `msg` on incoming channel number `i`. Messages stay grouped by channel (in
+    /// arrival order within one), so equal records are equal slots whatever the interleaving.
+    fn push(&mut self, i: usize, msg: A::Msg) {
+        let at = self.recorded.iter().position(|(c, _)| *c as usize > i).unwrap_or(self.recorded.len());
+        self.recorded.insert(at, (i as u32, msg));
     }
 
     /// Whether messages arriving on incoming channel number `i` are being recorded.
     fn records_on(&self, i: usize, variant: Variant) -> bool {
         self.state.is_some()
             && !self.is_complete()
-            && (!self.records[i].marker || variant == Variant::KeepRecordingAfterMarker)
+            && (!self.closed.get(i) || variant == Variant::KeepRecordingAfterMarker)
             && variant != Variant::NoChannelRecording
     }
 }
 
 /// Ids of snapshots completed and taken, as sorted disjoint half-open ranges (compact when
-/// snapshots complete in order).
+/// snapshots complete in order; empty, and free to clone, in a model that never takes them).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-struct IdSet(SmallVec<[(u32, u32); 1]>);
+struct IdSet(Rare<(u32, u32)>);
 
 impl IdSet {
     fn contains(&self, id: u32) -> bool {
-        self.0.iter().any(|&(a, b)| a <= id && id < b)
+        self.0.as_slice().iter().any(|&(a, b)| a <= id && id < b)
     }
 
     fn insert(&mut self, id: u32) {
         if self.contains(id) {
             return;
         }
-        let pos = self.0.iter().position(|&(a, _)| a > id).unwrap_or(self.0.len());
-        self.0.insert(pos, (id, id.saturating_add(1)));
+        let ranges = self.0.vec_mut();
+        let pos = ranges.iter().position(|&(a, _)| a > id).unwrap_or(ranges.len());
+        ranges.insert(pos, (id, id.saturating_add(1)));
         // Merge with neighbours.
         let mut i = pos.saturating_sub(1);
-        while i + 1 < self.0.len() {
-            if self.0[i].1 >= self.0[i + 1].0 {
-                self.0[i].1 = self.0[i].1.max(self.0[i + 1].1);
-                self.0.remove(i + 1);
+        while i + 1 < ranges.len() {
+            if ranges[i].1 >= ranges[i + 1].0 {
+                ranges[i].1 = ranges[i].1.max(ranges[i + 1].1);
+                ranges.remove(i + 1);
             } else if i > pos {
                 break;
             } else {
@@ -211,7 +323,7 @@ impl IdSet {
 }
 
 /// One process: its application and its part of every snapshot it has seen.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Process<A: Application> {
     id: ProcessId,
     variant: Variant,
@@ -219,7 +331,20 @@ pub struct Process<A: Application> {
     slots: SmallVec<[Slot<A>; 1]>,
     taken: IdSet,
     /// `send-before-marker` only: snapshots whose markers wait for the next application send.
-    held: SmallVec<[SnapshotId; 1]>,
+    held: Rare<SnapshotId>,
+}
+
+impl<A: Application> Clone for Process<A> {
+    fn clone(&self) -> Self {
+        Process {
+            id: self.id,
+            variant: self.variant,
+            app: self.app.clone(),
+            slots: clone_small(&self.slots),
+            taken: self.taken.clone(),
+            held: self.held.clone(),
+        }
+    }
 }
 
 impl<A: Application> Process<A> {
@@ -230,7 +355,7 @@ impl<A: Application> Process<A> {
 
     /// A process running a fault variant (channel faults leave the core unchanged).
     pub fn with_variant(id: ProcessId, app: A, variant: Variant) -> Self {
-        Process { id, variant, app, slots: SmallVec::new(), taken: IdSet::default(), held: SmallVec::new() }
+        Process { id, variant, app, slots: SmallVec::new(), taken: IdSet::default(), held: Rare::default() }
     }
 
     /// This process's id.
@@ -300,7 +425,7 @@ impl<A: Application> Process<A> {
         }
         out.push(Effect::Send { channel, message: Message::App(msg) });
         // send-before-marker: the held markers leave only now, behind the message.
-        for snapshot in std::mem::take(&mut self.held) {
+        for snapshot in self.held.take() {
             self.send_markers(topology, snapshot, out);
         }
         Ok(())
@@ -353,7 +478,7 @@ impl<A: Application> Process<A> {
                 let variant = self.variant;
                 for slot in self.slots.iter_mut() {
                     if slot.records_on(idx, variant) {
-                        slot.records[idx].messages.push(msg.clone());
+                        slot.push(idx, msg.clone());
                     }
                 }
             }
@@ -385,7 +510,7 @@ impl<A: Application> Process<A> {
             // Receiving rule, first marker: record, this channel's record is empty and closed,
             // then follow the sending rule.
             let i = self.new_slot(topology, snapshot);
-            self.slots[i].records[idx].marker = true;
+            self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
             if self.variant != Variant::LateRecord {
                 self.record(topology, i, false, out);
@@ -393,7 +518,7 @@ impl<A: Application> Process<A> {
             return Ok(());
         };
         let slot = &mut self.slots[i];
-        if slot.records[idx].marker {
+        if slot.closed.get(idx) {
             return if tolerant {
                 Ok(())
             } else {
@@ -402,21 +527,20 @@ impl<A: Application> Process<A> {
         }
         if slot.state.is_none() {
             // late-record, still holding back: the record of this channel is empty too.
-            slot.records[idx].marker = true;
+            slot.closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
             return Ok(());
         }
         // Receiving rule, already recorded: close this channel's record.
         if tolerant {
-            let incoming = topology.incoming(self.id);
-            for (j, record) in slot.records.iter_mut().enumerate() {
-                if !record.marker {
-                    record.marker = true;
-                    out.push(Effect::Closed { snapshot, channel: incoming[j] });
+            for (j, &c) in topology.incoming(self.id).iter().enumerate() {
+                if !slot.closed.get(j) {
+                    slot.closed.set(j);
+                    out.push(Effect::Closed { snapshot, channel: c });
                 }
             }
         } else {
-            slot.records[idx].marker = true;
+            slot.closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
         }
         if slot.is_complete() {
@@ -426,12 +550,7 @@ impl<A: Application> Process<A> {
     }
 
     fn new_slot(&mut self, topology: &Topology, snapshot: SnapshotId) -> usize {
-        let records = topology
-            .incoming(self.id)
-            .iter()
-            .map(|_| ChannelRecord { marker: false, messages: SmallVec::new() })
-            .collect();
-        self.slots.push(Slot { id: snapshot, state: None, records });
+        self.slots.push(Slot::new(snapshot, topology.incoming(self.id).len()));
         self.slots.len() - 1
     }
 
@@ -442,7 +561,7 @@ impl<A: Application> Process<A> {
         out.push(Effect::Recorded { snapshot, initiated });
         match self.variant {
             Variant::NoMarkerForwarding if !initiated => {}
-            Variant::SendBeforeMarker => self.held.push(snapshot),
+            Variant::SendBeforeMarker => self.held.vec_mut().push(snapshot),
             _ => self.send_markers(topology, snapshot, out),
         }
         if self.slots[i].is_complete() {
@@ -462,8 +581,25 @@ impl<A: Application> Process<A> {
     pub fn relabeled(&self, id: ProcessId, order: &[usize]) -> Self {
         let mut p = self.clone();
         p.id = id;
+        let mut new_index = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            if let Some(slot) = new_index.get_mut(old) {
+                *slot = new as u32;
+            }
+        }
         for slot in p.slots.iter_mut() {
-            slot.records = order.iter().filter_map(|&i| slot.records.get(i).cloned()).collect();
+            let mut closed = Bits::default();
+            for (new, &old) in order.iter().enumerate() {
+                if slot.closed.get(old) {
+                    closed.set(new);
+                }
+            }
+            slot.closed = closed;
+            for (c, _) in slot.recorded.iter_mut() {
+                *c = new_index.get(*c as usize).copied().unwrap_or(*c);
+            }
+            // Keep the messages grouped by (new) channel number, arrival order within one.
+            slot.recorded.sort_by_key(|(c, _)| *c);
         }
         p
     }
@@ -481,9 +617,13 @@ impl<A: Application> Process<A> {
         }
         let slot = self.slots.remove(i);
         self.taken.insert(snapshot.0);
+        let channels = topology
+            .incoming(self.id)
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, slot.record(i).cloned().collect()))
+            .collect();
         let state = slot.state.ok_or(CoreError::Incomplete { process: self.id, snapshot })?;
-        let channels =
-            topology.incoming(self.id).iter().zip(slot.records).map(|(&c, r)| (c, r.messages.into_vec())).collect();
         Ok(LocalSnapshot { snapshot, process: self.id, state, channels })
     }
 }
@@ -535,7 +675,7 @@ mod tests {
         assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
         let slot = q.slot(S0).unwrap();
         assert_eq!(slot.state, Some(Bank::new(5)));
-        assert!(slot.records.iter().all(|r| !r.marker), "every incoming channel is being recorded");
+        assert!((0..slot.incoming()).all(|i| !slot.marker(i)), "every incoming channel is being recorded");
         // A send after recording goes out after the markers (they are already out).
         out.clear();
         q.app_mut().withdraw(2).unwrap();
@@ -555,7 +695,7 @@ mod tests {
         assert_eq!(markers(&out), t.outgoing(p(1)).to_vec());
         let slot = q.slot(S0).unwrap();
         let from0 = t.incoming(p(1)).iter().position(|&x| x == c(&t, 0, 1)).unwrap();
-        assert!(slot.records[from0].marker && slot.records[from0].messages.is_empty());
+        assert!(slot.marker(from0) && slot.record(from0).next().is_none());
         assert!(!q.is_complete(S0));
     }
 

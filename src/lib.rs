@@ -20,7 +20,7 @@ pub mod variant;
 pub mod verify;
 pub mod workload;
 
-pub use crate::core::{Application, ChannelRecord, CoreError, Effect, Message, Process, SnapshotId};
+pub use crate::core::{Application, CoreError, Effect, Message, Process, Slot, SnapshotId};
 pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot, Tokens};
 pub use crate::topology::{Channel, ChannelId, Initiators, ProcessId, Topology, TopologyError};
 pub use crate::trace::{Event, EventKind, MsgId, Trace};

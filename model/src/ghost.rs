@@ -96,7 +96,7 @@ impl Ghost {
     /// recorded the snapshots in `recorded` (bit set); `done` marks snapshots already complete.
     pub fn on_receive(&mut self, state: &State, channel: usize, index: usize, tag: u32, recorded: u32, done: u32) {
         let carts = state.carts(channel) as i8;
-        let ahead = state.chans[channel][..index].iter().any(|p| p.is_app());
+        let ahead = state.chans.get(channel)[..index].iter().any(|p| p.is_app());
         for (s, g) in self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active) {
             let bit = 1 << s;
             if recorded & bit == 0 {

@@ -13,7 +13,7 @@ use stateright::{Model, Property};
 use crate::config::{Mode, Resolved};
 use crate::ghost::Ghost;
 use crate::properties;
-use crate::state::{History, Packet, Recorded, State};
+use crate::state::{Chans, History, Packet, Recorded, State, StateData};
 
 /// One step of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,7 +182,7 @@ impl ChandyLamport {
             let ch = t.channel(ChannelId(u32::from(c)));
             (t.name(ch.from).to_string(), t.name(ch.to).to_string())
         };
-        let packet = |c: u8, i: u8| state.chans.get(c as usize).and_then(|ch| ch.get(i as usize));
+        let packet = |c: u8, i: u8| state.chans.iter().nth(c as usize).and_then(|ch| ch.get(i as usize));
         match *action {
             Action::Deliver { channel, index } => {
                 let (from, to) = ends(channel);
@@ -220,11 +220,25 @@ impl ChandyLamport {
         for p in &state.procs {
             let slot = p.slot(s).filter(|slot| slot.is_complete())?;
             houses.push(slot.state?);
-            for (&c, r) in t.incoming(p.id()).iter().zip(&slot.records) {
-                channels[c.index()] = r.messages.to_vec();
+            for (i, &c) in t.incoming(p.id()).iter().enumerate() {
+                channels[c.index()] = slot.record(i).copied().collect();
             }
         }
         Some(Recorded { houses, channels })
+    }
+
+    /// Jars recorded by snapshot `s` (in houses and in transit) and jars recorded as sold, once
+    /// every house's part is complete; no allocation (the ledger is checked on every state).
+    pub fn recorded_totals(&self, state: &State, s: SnapshotId) -> Option<(u64, u64)> {
+        let (mut total, mut sold) = (0u64, 0u64);
+        for p in &state.procs {
+            let slot = p.slot(s).filter(|slot| slot.is_complete())?;
+            let house = slot.state?;
+            total += u64::from(house.jars);
+            sold += u64::from(house.sold);
+            total += slot.recorded().map(|(_, j)| u64::from(j.0)).sum::<u64>();
+        }
+        Some((total, sold))
     }
 
     fn done_bits(&self, state: &State) -> u32 {
@@ -242,7 +256,7 @@ impl ChandyLamport {
             match effect {
                 Effect::Send { channel, message } => {
                     let tag = if matches!(message, Message::App(_)) { tag } else { 0 };
-                    next.chans[channel.index()].push(Packet { msg: message.clone(), tag });
+                    next.chans.push(channel.index(), Packet { msg: *message, tag });
                 }
                 Effect::Recorded { snapshot, .. } => {
                     let budget = next.budget[house];
@@ -253,8 +267,9 @@ impl ChandyLamport {
                 Effect::Closed { .. } | Effect::Completed { .. } => {}
             }
         }
+        let app = *next.procs[house].app();
         if let Some(h) = next.history.as_mut() {
-            Tracer::step(&mut h.trace.events, ProcessId(house as u16), input, effects, next.procs[house].app());
+            Tracer::step(&mut h.trace.events, ProcessId(house as u16), input, effects, &app);
         }
     }
 
@@ -278,7 +293,7 @@ impl Model for ChandyLamport {
     type Action = Action;
 
     fn init_states(&self) -> Vec<State> {
-        let procs: Vec<Process<Bank>> = self
+        let procs: smallvec::SmallVec<[Process<Bank>; 4]> = self
             .cfg
             .topology
             .processes()
@@ -287,14 +302,14 @@ impl Model for ChandyLamport {
         let history = (self.cfg.mode == Mode::Literal).then(|| {
             Box::new(History { trace: Trace::new(procs.iter().map(|p| *p.app()).collect()), next_msg: 0, digest: 0 })
         });
-        vec![State {
-            chans: vec![Vec::new(); self.cfg.topology.channels().len()],
-            budget: vec![self.cfg.sends; procs.len()],
+        vec![State(Box::new(StateData {
+            chans: Chans::new(self.cfg.topology.channels().len()),
+            budget: std::array::from_fn(|i| if i < procs.len() { self.cfg.sends } else { 0 }),
             procs,
             ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
             history,
             sym: self.sym,
-        }]
+        }))]
     }
 
     fn actions(&self, state: &State, actions: &mut Vec<Action>) {
@@ -305,9 +320,39 @@ impl Model for ChandyLamport {
     }
 
     fn next_state(&self, last: &State, action: Action) -> Option<State> {
+        thread_local! {
+            /// The effects buffer, reused across steps.
+            static EFFECTS: std::cell::RefCell<Vec<Effect<Jars>>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        EFFECTS.with(|fx| {
+            let mut fx = fx.borrow_mut();
+            fx.clear();
+            self.step(last, action, &mut fx)
+        })
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        self.describe_action(action)
+    }
+
+    fn format_step(&self, last: &State, action: Action) -> Option<String> {
+        self.next_state(last, action).map(|next| format!("{}\n\n{next:#?}", self.describe(last, &action)))
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        property_list(self)
+    }
+
+    fn as_svg(&self, path: stateright::Path<State, Action>) -> Option<String> {
+        Some(crate::svg::space_time(self, &path.into_vec()))
+    }
+}
+
+impl ChandyLamport {
+    /// One step: `action` taken in `last`, the core's effects collected in `fx`.
+    fn step(&self, last: &State, action: Action, fx: &mut Vec<Effect<Jars>>) -> Option<State> {
         let t = &self.cfg.topology;
         let mut next = last.clone();
-        let mut fx: Vec<Effect<Jars>> = Vec::new();
         let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
         let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
         let snapshots = self.cfg.snapshots as usize;
@@ -324,18 +369,19 @@ impl Model for ChandyLamport {
                     }
                     None => (Ghost::tag_for_send(&next, p, snapshots), StepInput::Send(MsgId(0))),
                 };
-                next.procs[p].send(t, c, cart, &mut fx).ok()?;
+                next.procs[p].send(t, c, cart, fx).ok()?;
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_send(c.index(), tag);
                 }
-                self.apply(&mut next, p, input, &fx, tag);
+                self.apply(&mut next, p, input, fx, tag);
             }
             Action::Sell { house } => {
                 let p = house as usize;
                 next.budget[p] -= 1;
                 next.procs[p].app_mut().sell(1).ok()?;
+                let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
-                    Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal, next.procs[p].app());
+                    Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal, &app);
                 }
             }
             Action::Deliver { channel, index } => {
@@ -343,35 +389,36 @@ impl Model for ChandyLamport {
                 let q = t.channel(c).to.index();
                 let i = index as usize;
                 if let (Some(g), Some(Packet { msg: Message::App(_), tag })) =
-                    (next.ghost.as_mut(), last.chans[c.index()].get(i))
+                    (next.ghost.as_mut(), last.chans.get(c.index()).get(i))
                 {
                     let recorded = self.recorded_bits(&last.procs[q]);
                     g.on_receive(last, c.index(), i, *tag, recorded, done_before);
                 }
-                let packet = next.chans[c.index()].remove(i);
+                let packet = next.chans.remove(c.index(), i);
                 let input = match packet.msg {
                     Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                 };
-                next.procs[q].receive(t, c, packet.msg, &mut fx).ok()?;
-                self.apply(&mut next, q, input, &fx, 0);
+                next.procs[q].receive(t, c, packet.msg, fx).ok()?;
+                self.apply(&mut next, q, input, fx, 0);
             }
             Action::Steal { channel, index } => {
                 let c = ChannelId(u32::from(channel));
                 let carts = last.carts(c.index());
-                let packet = next.chans[c.index()].remove(index as usize);
+                let packet = next.chans.remove(c.index(), index as usize);
                 let Message::App(Jars(jars)) = packet.msg else { return None };
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_theft(c.index(), carts, packet.tag, jars, done_before);
                 }
+                let q = t.channel(c).to;
+                let app = *next.procs[q.index()].app();
                 if let Some(h) = next.history.as_mut() {
-                    let q = t.channel(c).to;
                     let kind = EventKind::Lost { channel: c, id: MsgId(u64::from(packet.tag)) };
-                    Tracer::event(&mut h.trace.events, q, kind, next.procs[q.index()].app());
+                    Tracer::event(&mut h.trace.events, q, kind, &app);
                 }
             }
             Action::LoseMarker { channel, index } => {
-                next.chans[channel as usize].remove(index as usize);
+                next.chans.remove(channel as usize, index as usize);
             }
             Action::Initiate { house, snapshot } => {
                 let p = house as usize;
@@ -379,8 +426,8 @@ impl Model for ChandyLamport {
                 if let Some(g) = next.ghost.as_mut() {
                     g.activate(s.0 as usize, last, self.initial_total);
                 }
-                next.procs[p].initiate(t, s, &mut fx).ok()?;
-                self.apply(&mut next, p, StepInput::Initiate, &fx, 0);
+                next.procs[p].initiate(t, s, fx).ok()?;
+                self.apply(&mut next, p, StepInput::Initiate, fx, 0);
             }
         }
         self.completed(&mut next, done_before);
@@ -390,7 +437,8 @@ impl Model for ChandyLamport {
         Some(next)
     }
 
-    fn format_action(&self, action: &Action) -> String {
+    /// A label for `action` (the Explorer's).
+    pub fn describe_action(&self, action: &Action) -> String {
         let t = &self.cfg.topology;
         let name = |p: u8| t.name(ProcessId(u16::from(p))).to_string();
         let chan = |c: u8| t.channel_label(ChannelId(u32::from(c)));
@@ -403,17 +451,5 @@ impl Model for ChandyLamport {
             Action::LoseMarker { channel, index } => format!("marker {index} on {} is lost", chan(channel)),
             Action::Initiate { house, snapshot } => format!("{} initiates snapshot {snapshot}", name(house)),
         }
-    }
-
-    fn format_step(&self, last: &State, action: Action) -> Option<String> {
-        self.next_state(last, action).map(|next| format!("{}\n\n{next:#?}", self.describe(last, &action)))
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        property_list(self)
-    }
-
-    fn as_svg(&self, path: stateright::Path<State, Action>) -> Option<String> {
-        Some(crate::svg::space_time(self, &path.into_vec()))
     }
 }

@@ -115,21 +115,24 @@ fn records(m: &ChandyLamport, s: &State) -> bool {
 fn ledger(m: &ChandyLamport, s: &State) -> bool {
     let total = m.initial_total();
     let theft = m.cfg.theft;
-    let check = |rec: &Recorded, stolen: Option<u64>| match stolen {
-        Some(stolen) => rec.total() + rec.sold() + stolen == total,
+    let check = |(recorded, sold): (u64, u64), stolen: Option<u64>| match stolen {
+        Some(stolen) => recorded + sold + stolen == total,
         // Basic mode keeps no count of stolen jars: with theft, only an upper bound holds.
-        None if theft => rec.total() + rec.sold() <= total,
-        None => rec.total() + rec.sold() == total,
+        None if theft => recorded + sold <= total,
+        None => recorded + sold == total,
     };
     m.latched(index(LEDGER), false, || {
         every_done(m, s, |id| {
-            let Some(rec) = m.recorded(s, id) else { return true };
+            let Some(totals) = m.recorded_totals(s, id) else { return true };
             match m.cfg.mode {
                 Mode::Full => {
-                    s.ghost.as_ref().is_some_and(|g| check(&rec, Some(u64::from(g.snaps[id.0 as usize].stolen_pre))))
+                    s.ghost.as_ref().is_some_and(|g| check(totals, Some(u64::from(g.snaps[id.0 as usize].stolen_pre))))
                 }
-                Mode::Literal => literal::judge(m, s, id, &rec).is_some_and(|j| check(&rec, Some(j.stolen_pre))),
-                Mode::Basic => check(&rec, None),
+                Mode::Literal => m
+                    .recorded(s, id)
+                    .and_then(|rec| literal::judge(m, s, id, &rec))
+                    .is_some_and(|j| check(totals, Some(j.stolen_pre))),
+                Mode::Basic => check(totals, None),
             }
         })
     })
@@ -137,8 +140,7 @@ fn ledger(m: &ChandyLamport, s: &State) -> bool {
 
 fn terminates(m: &ChandyLamport, s: &State) -> bool {
     m.latched(index(TERMINATES), false, || {
-        !m.is_final(s)
-            || (s.chans.iter().all(Vec::is_empty) && m.snapshot_ids().all(|id| !s.started(id) || s.complete(id)))
+        !m.is_final(s) || (s.chans.all().is_empty() && m.snapshot_ids().all(|id| !s.started(id) || s.complete(id)))
     })
 }
 
@@ -171,7 +173,7 @@ fn stable(m: &ChandyLamport, s: &State) -> bool {
 
 fn record_message(m: &ChandyLamport, s: &State) -> bool {
     m.latched(index(RECORD_MESSAGE), true, || {
-        s.procs.iter().any(|p| p.slots().iter().any(|slot| slot.records.iter().any(|r| !r.messages.is_empty())))
+        s.procs.iter().any(|p| p.slots().iter().any(|slot| slot.recorded().next().is_some()))
     })
 }
 

@@ -4,13 +4,14 @@
 use chandy_lamport::bank::{Bank, Jars};
 use chandy_lamport::trace::Trace;
 use chandy_lamport::{Message, Process, SnapshotId};
+use smallvec::SmallVec;
 
 use crate::ghost::Ghost;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
 /// sent after its sender recorded snapshot `s`; in literal mode, the message's id; in basic
 /// mode, always 0.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Packet {
     /// The message or marker.
     pub msg: Message<Jars>,
@@ -22,6 +23,77 @@ impl Packet {
     /// Whether this is an application message (a cart), not a marker.
     pub fn is_app(&self) -> bool {
         matches!(self.msg, Message::App(_))
+    }
+}
+
+/// The contents of every channel, stored flat (one run of packets per channel, in channel
+/// order) so that cloning a state copies one small buffer instead of a vector per channel.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Chans {
+    lens: SmallVec<[u8; 12]>,
+    packets: SmallVec<[Packet; 12]>,
+}
+
+impl Clone for Chans {
+    /// A plain copy of both buffers (the derived clone goes element by element).
+    fn clone(&self) -> Self {
+        Chans { lens: SmallVec::from_slice(&self.lens), packets: SmallVec::from_slice(&self.packets) }
+    }
+}
+
+impl Chans {
+    /// `n` empty channels.
+    pub fn new(n: usize) -> Self {
+        Chans { lens: SmallVec::from_elem(0, n), packets: SmallVec::new() }
+    }
+
+    /// Number of channels.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether there are no channels at all.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    fn start(&self, c: usize) -> usize {
+        self.lens[..c].iter().map(|&l| usize::from(l)).sum()
+    }
+
+    /// The packets of channel `c`, head first.
+    pub fn get(&self, c: usize) -> &[Packet] {
+        let start = self.start(c);
+        &self.packets[start..start + usize::from(self.lens[c])]
+    }
+
+    /// Appends `p` at the tail of channel `c`.
+    pub fn push(&mut self, c: usize, p: Packet) {
+        let end = self.start(c) + usize::from(self.lens[c]);
+        self.packets.insert(end, p);
+        self.lens[c] += 1;
+    }
+
+    /// Removes and returns the packet at `index` of channel `c`.
+    pub fn remove(&mut self, c: usize, index: usize) -> Packet {
+        let at = self.start(c) + index;
+        self.lens[c] -= 1;
+        self.packets.remove(at)
+    }
+
+    /// Every channel's packets, in channel order.
+    pub fn iter(&self) -> impl Iterator<Item = &[Packet]> + '_ {
+        let mut start = 0;
+        self.lens.iter().map(move |&l| {
+            let chan = &self.packets[start..start + usize::from(l)];
+            start += usize::from(l);
+            chan
+        })
+    }
+
+    /// Every packet in transit, whatever its channel.
+    pub fn all(&self) -> &[Packet] {
+        &self.packets
     }
 }
 
@@ -48,15 +120,33 @@ impl History {
     }
 }
 
-/// One global state of the model.
+/// One global state of the model. Boxed: the checker moves states around far more often than
+/// it clones them, and a move of the box is one word.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State {
+pub struct State(pub Box<StateData>);
+
+impl std::ops::Deref for State {
+    type Target = StateData;
+    fn deref(&self) -> &StateData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for State {
+    fn deref_mut(&mut self) -> &mut StateData {
+        &mut self.0
+    }
+}
+
+/// The contents of a [`State`].
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct StateData {
     /// The core's state of every house (the bank application inside).
-    pub procs: Vec<Process<Bank>>,
-    /// Every channel's contents, head first.
-    pub chans: Vec<Vec<Packet>>,
-    /// Actions (transfers and sales) each house may still take.
-    pub budget: Vec<u8>,
+    pub procs: SmallVec<[Process<Bank>; 4]>,
+    /// Every channel's contents.
+    pub chans: Chans,
+    /// Actions (transfers and sales) each house may still take (by house index; up to 8 houses).
+    pub budget: [u8; 8],
     /// Full mode's ghost data.
     pub ghost: Option<Box<Ghost>>,
     /// Literal mode's history.
@@ -65,7 +155,24 @@ pub struct State {
     pub sym: u16,
 }
 
-impl State {
+impl Clone for StateData {
+    fn clone(&self) -> Self {
+        let mut procs = SmallVec::new();
+        for p in &self.procs {
+            procs.push(p.clone());
+        }
+        StateData {
+            procs,
+            chans: self.chans.clone(),
+            budget: self.budget,
+            ghost: self.ghost.clone(),
+            history: self.history.clone(),
+            sym: self.sym,
+        }
+    }
+}
+
+impl StateData {
     /// Some house has started snapshot `s` (recorded, or holds its marker).
     pub fn started(&self, s: SnapshotId) -> bool {
         self.procs.iter().any(|p| p.slot(s).is_some() || p.has_recorded(s))
@@ -78,7 +185,7 @@ impl State {
 
     /// Carts in transit on channel `c`.
     pub fn carts(&self, c: usize) -> usize {
-        self.chans[c].iter().filter(|p| p.is_app()).count()
+        self.chans.get(c).iter().filter(|p| p.is_app()).count()
     }
 
     /// Jars in the houses, in transit and sold.
@@ -86,8 +193,8 @@ impl State {
         let held: u64 = self.procs.iter().map(|p| u64::from(p.app().jars) + u64::from(p.app().sold)).sum();
         let moving: u64 = self
             .chans
+            .all()
             .iter()
-            .flatten()
             .map(|p| match p.msg {
                 Message::App(Jars(j)) => u64::from(j),
                 Message::Marker(_) => 0,
@@ -99,7 +206,7 @@ impl State {
     /// The trade is over: no cart in transit, and no house can send again (no budget, or no
     /// jars and none coming).
     pub fn trade_over(&self) -> bool {
-        self.chans.iter().flatten().all(|p| !p.is_app())
+        self.chans.all().iter().all(|p| !p.is_app())
             && self.procs.iter().zip(&self.budget).all(|(p, &b)| b == 0 || p.app().jars == 0)
     }
 }

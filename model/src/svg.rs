@@ -113,7 +113,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
         }
         // New messages: whatever was appended to each channel in this step.
         for (c, chan) in after.chans.iter().enumerate() {
-            let kept = before.chans[c].len() - usize::from(removed == Some(c));
+            let kept = before.chans.get(c).len() - usize::from(removed == Some(c));
             for packet in chan.iter().skip(kept) {
                 let from = t.channel(ChannelId(c as u32)).from.index();
                 flights[c].push_back(Flight {

@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use chandy_lamport::{ChannelId, ProcessId};
 
 use crate::config::Resolved;
-use crate::state::State;
+use crate::state::{Chans, State, StateData};
 
 /// One automorphism of the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,15 +113,21 @@ pub fn register(group: Group) -> u16 {
 fn apply(perm: &Perm, s: &State) -> State {
     let n = s.procs.len();
     let mut procs = s.procs.clone();
-    let mut budget = s.budget.clone();
+    let mut budget = s.budget;
     for i in 0..n {
         let j = perm.procs[i];
         procs[j] = s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]);
         budget[j] = s.budget[i];
     }
-    let mut chans = s.chans.clone();
-    for (c, contents) in s.chans.iter().enumerate() {
-        chans[perm.chans[c]] = contents.clone();
+    let mut inverse = vec![0; perm.chans.len()];
+    for (c, &to) in perm.chans.iter().enumerate() {
+        inverse[to] = c;
+    }
+    let mut chans = Chans::new(s.chans.len());
+    for (to, &from) in inverse.iter().enumerate() {
+        for p in s.chans.get(from) {
+            chans.push(to, *p);
+        }
     }
     let ghost = s.ghost.as_ref().map(|g| {
         let mut g = g.clone();
@@ -144,7 +150,7 @@ fn apply(perm: &Perm, s: &State) -> State {
         }
         g
     });
-    State { procs, chans, budget, ghost, history: s.history.clone(), sym: s.sym }
+    State(Box::new(StateData { procs, chans, budget, ghost, history: s.history.clone(), sym: s.sym }))
 }
 
 fn digest(s: &State) -> u64 {

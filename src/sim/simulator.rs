@@ -302,7 +302,7 @@ impl Simulator {
                 // Which snapshots record this message: the records that grow.
                 let idx = self.incoming_index[channel.index()];
                 let recorded = |p: &Process<Bank>| -> SmallVec<[(SnapshotId, usize); 4]> {
-                    p.slots().iter().map(|s| (s.id, s.records.get(idx).map_or(0, |r| r.messages.len()))).collect()
+                    p.slots().iter().map(|s| (s.id, s.record(idx).count())).collect()
                 };
                 let before = recorded(process);
                 process.receive(&self.topology, channel, Message::App(jars), &mut effects)?;
