@@ -18,7 +18,7 @@ use chandy_lamport::{ProcessId, SnapshotId, Topology};
 use criterion::{criterion_group, Criterion, Throughput};
 
 const HOUSES: usize = 4;
-const TRANSFERS: usize = 40_000;
+const TRANSFERS: usize = 200_000;
 
 fn command(i: usize) -> (ProcessId, BankCommand) {
     let from = i % HOUSES;
@@ -135,36 +135,55 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn median(mut v: Vec<f64>) -> f64 {
+fn median(v: Vec<f64>) -> f64 {
+    quartiles(v).1
+}
+
+/// The 25th, 50th and 75th percentiles.
+fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+    (at(0.25), at(0.5), at(0.75))
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-/// Interleaved rounds of the three, so machine noise hits them alike; medians and ratios.
+/// Interleaved rounds of the three, so machine noise hits them alike; each ratio is the median
+/// of the per-round ratios.
 fn summary() {
-    let rounds = 15;
-    let (mut raw_rates, mut plain, mut snap) = (Vec::new(), Vec::new(), Vec::new());
+    let rounds = 21;
+    let (mut raw_rates, mut plain_rates, mut snap_rates) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut of_raw, mut overhead) = (Vec::new(), Vec::new());
     let mut latencies = Vec::new();
     for _ in 0..rounds {
-        raw_rates.push(TRANSFERS as f64 / raw().as_secs_f64());
-        plain.push(TRANSFERS as f64 / runtime(None).0.as_secs_f64());
-        let (t, l) = runtime(Some(Duration::from_millis(1)));
-        snap.push(TRANSFERS as f64 / t.as_secs_f64());
+        let r = raw().as_secs_f64();
+        let p = runtime(None).0.as_secs_f64();
+        let (s, l) = runtime(Some(Duration::from_millis(1)));
+        let s = s.as_secs_f64();
+        raw_rates.push(TRANSFERS as f64 / r);
+        plain_rates.push(TRANSFERS as f64 / p);
+        snap_rates.push(TRANSFERS as f64 / s);
+        of_raw.push(r / p);
+        overhead.push(1.0 - p / s);
         latencies.extend(l);
     }
-    let (raw_rate, plain_rate, snap_rate) = (median(raw_rates), median(plain), median(snap));
     latencies.sort();
     println!("\nsummary ({rounds} interleaved rounds of {TRANSFERS} carts, 4 houses, complete graph; medians):");
-    println!("  raw mpsc                       {:>10.0} carts/s", raw_rate);
-    println!("  runtime, no snapshots          {:>10.0} carts/s  ({:.2} of raw)", plain_rate, plain_rate / raw_rate);
+    println!("  raw mpsc                       {:>10.0} carts/s", median(raw_rates));
+    let (a, b, c) = quartiles(of_raw);
     println!(
-        "  runtime, a snapshot every 1 ms {:>10.0} carts/s  (overhead {:.1}% of throughput)",
-        snap_rate,
-        100.0 * (1.0 - snap_rate / plain_rate)
+        "  runtime, no snapshots          {:>10.0} carts/s  ({b:.2} of raw; quartiles {a:.2}-{c:.2})",
+        median(plain_rates),
+    );
+    let (a, b, c) = quartiles(overhead);
+    println!(
+        "  runtime, a snapshot every 1 ms {:>10.0} carts/s  (overhead {:.1}% of throughput; quartiles {:.1}% to {:.1}%)",
+        median(snap_rates),
+        100.0 * b,
+        100.0 * a,
+        100.0 * c
     );
     println!(
         "  snapshot latency over {} snapshots: p50 {:?}, p99 {:?}",

@@ -5,11 +5,11 @@
 //! stateright takes the representative as a plain `fn(&State) -> State`, so the group lives in a
 //! process-wide registry and each state carries the index of its group.
 
-use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use chandy_lamport::{ChannelId, ProcessId};
+use rustc_hash::FxHasher;
 
 use crate::config::Resolved;
 use crate::state::{Chans, State, StateData};
@@ -21,6 +21,10 @@ struct Perm {
     procs: Vec<usize>,
     /// Channel `c` becomes channel `chans[c]`.
     chans: Vec<usize>,
+    /// Channel `c` comes from channel `from[c]` (the inverse of `chans`).
+    from: Vec<usize>,
+    /// Whether this is the identity.
+    identity: bool,
     /// For each new house `j`: the record at position `m` comes from position `records[j][m]`
     /// of the old house.
     records: Vec<Vec<usize>>,
@@ -68,7 +72,12 @@ impl Group {
                         .collect()
                 })
                 .collect();
-            perms.push(Perm { procs: pi.to_vec(), chans, records });
+            let mut from = vec![0; chans.len()];
+            for (c, &to) in chans.iter().enumerate() {
+                from[to] = c;
+            }
+            let identity = pi.iter().enumerate().all(|(i, &p)| i == p);
+            perms.push(Perm { procs: pi.to_vec(), chans, from, identity, records });
         };
         permutations(&mut order, 0, &mut visit);
         Group { perms }
@@ -119,12 +128,8 @@ fn apply(perm: &Perm, s: &State) -> State {
         procs[j] = s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]);
         budget[j] = s.budget[i];
     }
-    let mut inverse = vec![0; perm.chans.len()];
-    for (c, &to) in perm.chans.iter().enumerate() {
-        inverse[to] = c;
-    }
     let mut chans = Chans::new(s.chans.len());
-    for (to, &from) in inverse.iter().enumerate() {
+    for (to, &from) in perm.from.iter().enumerate() {
         for p in s.chans.get(from) {
             chans.push(to, *p);
         }
@@ -154,7 +159,7 @@ fn apply(perm: &Perm, s: &State) -> State {
 }
 
 fn digest(s: &State) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = FxHasher::default();
     s.hash(&mut h);
     h.finish()
 }
@@ -172,5 +177,13 @@ pub fn representative(state: &State) -> State {
             None => return state.clone(),
         }
     };
-    group.perms.iter().map(|p| apply(p, state)).min_by_key(digest).unwrap_or_else(|| state.clone())
+    let mut best: Option<(u64, State)> = None;
+    for perm in &group.perms {
+        let image = if perm.identity { None } else { Some(apply(perm, state)) };
+        let d = digest(image.as_ref().unwrap_or(state));
+        if best.as_ref().is_none_or(|(b, _)| d < *b) {
+            best = Some((d, image.unwrap_or_else(|| state.clone())));
+        }
+    }
+    best.map_or_else(|| state.clone(), |(_, s)| s)
 }
