@@ -2,10 +2,10 @@
 //! preemption bound), counted, with a failing run reported as its [`Failure`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::judge::{Failure, Passed};
+use crate::judge::{Failure, Passed, Tally};
 use crate::panics::install_hook;
 
 /// What an exploration in which every run passed saw.
@@ -17,38 +17,20 @@ pub struct Explored {
     pub with_jars_in_transit: usize,
 }
 
-/// Counters shared between the model closure and the test (std atomics: they count loom's
-/// executions, they are not part of the model).
-#[derive(Default)]
-struct Counters {
-    interleavings: AtomicUsize,
-    with_jars_in_transit: AtomicUsize,
-}
-
 fn builder(preemption_bound: Option<usize>) -> loom::model::Builder {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = preemption_bound;
     builder
 }
 
-fn model<F, T>(counters: &Arc<Counters>, run: F) -> impl Fn() + Send + Sync + 'static
+fn model<F, T>(counters: &Arc<Tally>, run: F) -> impl Fn() + Send + Sync + 'static
 where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
     install_hook();
     let counters = Arc::clone(counters);
-    move || {
-        counters.interleavings.fetch_add(1, Ordering::Relaxed);
-        match run() {
-            Ok(passed) => {
-                if passed.jars_in_transit() {
-                    counters.with_jars_in_transit.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Err(failure) => std::panic::panic_any(failure),
-        }
-    }
+    move || counters.run(&run)
 }
 
 /// Explores `run` under loom and returns what it saw; a failing run (a [`Failure`]), a
@@ -58,10 +40,10 @@ where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Tally::default());
     builder(preemption_bound).check(model(&counters, run));
     let explored = Explored {
-        interleavings: counters.interleavings.load(Ordering::Relaxed),
+        interleavings: counters.runs.load(Ordering::Relaxed),
         with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed),
     };
     println!(
@@ -79,10 +61,10 @@ where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Tally::default());
     let model = model(&counters, run);
     let result = catch_unwind(AssertUnwindSafe(|| builder(preemption_bound).check(model)));
-    let interleavings = counters.interleavings.load(Ordering::Relaxed);
+    let interleavings = counters.runs.load(Ordering::Relaxed);
     let payload = match result {
         Ok(()) => panic!("{name}: loom explored {interleavings} interleavings and found no failure"),
         Err(payload) => payload,

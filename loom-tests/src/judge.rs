@@ -93,6 +93,33 @@ impl Passed for () {
     }
 }
 
+/// Counts the runs of an exploration: shared between the runs and the test (std atomics: they
+/// count the tool's executions, they are not part of the model).
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Runs started.
+    pub runs: std::sync::atomic::AtomicUsize,
+    /// Passing runs in which some snapshot recorded a jar in transit.
+    pub with_jars_in_transit: std::sync::atomic::AtomicUsize,
+}
+
+impl Tally {
+    /// Runs `run` once and counts it; a failing run panics with its [`Failure`] as the payload,
+    /// for loom or shuttle to report and for the test to read.
+    pub fn run<T: Passed>(&self, run: impl FnOnce() -> Result<T, Failure>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.runs.fetch_add(1, Relaxed);
+        match run() {
+            Ok(passed) => {
+                if passed.jars_in_transit() {
+                    self.with_jars_in_transit.fetch_add(1, Relaxed);
+                }
+            }
+            Err(failure) => std::panic::panic_any(failure),
+        }
+    }
+}
+
 /// What the main thread asked of a cluster, and what `wait` gave it.
 #[derive(Clone, Debug, Default)]
 pub struct Requests {

@@ -2,13 +2,13 @@
 //! the random scheduler or by PCT, with a failing run reported as its [`Failure`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use shuttle::scheduler::{PctScheduler, RandomScheduler, Scheduler};
 use shuttle::{Config, FailurePersistence, Runner};
 
-use crate::judge::{Failure, Passed};
+use crate::judge::{Failure, Passed, Tally};
 use crate::panics::install_hook;
 
 /// Which shuttle scheduler draws the schedules.
@@ -62,14 +62,7 @@ pub struct Checked {
     pub with_jars_in_transit: usize,
 }
 
-/// Counters shared between the test closure and the test (std atomics, outside the model).
-#[derive(Default)]
-struct Counters {
-    runs: AtomicUsize,
-    with_jars_in_transit: AtomicUsize,
-}
-
-fn model<F, T>(counters: &Arc<Counters>, run: F) -> impl Fn() + Send + Sync + 'static
+fn model<F, T>(counters: &Arc<Tally>, run: F) -> impl Fn() + Send + Sync + 'static
 where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
@@ -78,15 +71,7 @@ where
     move || {
         // Inside the run, so that it wraps the hook shuttle installs when its first run starts.
         install_hook();
-        counters.runs.fetch_add(1, Ordering::Relaxed);
-        match run() {
-            Ok(passed) => {
-                if passed.jars_in_transit() {
-                    counters.with_jars_in_transit.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Err(failure) => std::panic::panic_any(failure),
-        }
+        counters.run(&run)
     }
 }
 
@@ -97,7 +82,7 @@ where
     F: Fn() -> Result<T, Failure> + Send + Sync + 'static,
     T: Passed,
 {
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Tally::default());
     let ran = schedules.runner(true).run(model(&counters, run));
     let checked =
         Checked { schedules: ran, with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed) };
@@ -116,7 +101,7 @@ where
     T: Passed,
 {
     let runner = schedules.runner(false);
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Tally::default());
     let model = model(&counters, run);
     let payload = match catch_unwind(AssertUnwindSafe(|| runner.run(model))) {
         Ok(ran) => panic!("{name}: {ran} schedules ({schedules:?}) and no failure"),

@@ -13,7 +13,7 @@ use stateright::{Model, Property};
 use crate::config::{Mode, Resolved};
 use crate::ghost::Ghost;
 use crate::properties;
-use crate::state::{Chans, History, Packet, Recorded, State, StateData};
+use crate::state::{Chans, History, Packet, Recorded, Shared, State, StateData};
 
 /// One step of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -293,11 +293,11 @@ impl Model for ChandyLamport {
     type Action = Action;
 
     fn init_states(&self) -> Vec<State> {
-        let procs: smallvec::SmallVec<[Process<Bank>; 4]> = self
+        let procs: smallvec::SmallVec<[Shared; 4]> = self
             .cfg
             .topology
             .processes()
-            .map(|p| Process::with_variant(p, Bank::new(self.cfg.tokens[p.index()]), self.core_variant))
+            .map(|p| Shared::new(Process::with_variant(p, Bank::new(self.cfg.tokens[p.index()]), self.core_variant)))
             .collect();
         let history = (self.cfg.mode == Mode::Literal).then(|| {
             Box::new(History { trace: Trace::new(procs.iter().map(|p| *p.app()).collect()), next_msg: 0, digest: 0 })
@@ -360,7 +360,7 @@ impl ChandyLamport {
             Action::Transfer { from, channel } => {
                 let (p, c) = (from as usize, ChannelId(u32::from(channel)));
                 next.budget[p] -= 1;
-                let cart = next.procs[p].app_mut().withdraw(1).ok()?;
+                let cart = next.procs[p].edit(|house| house.app_mut().withdraw(1)).ok()?;
                 let (tag, input) = match next.history.as_mut() {
                     Some(h) => {
                         let id = MsgId(h.next_msg);
@@ -369,7 +369,7 @@ impl ChandyLamport {
                     }
                     None => (Ghost::tag_for_send(&next, p, snapshots), StepInput::Send(MsgId(0))),
                 };
-                next.procs[p].send(t, c, cart, fx).ok()?;
+                next.procs[p].edit(|house| house.send(t, c, cart, fx)).ok()?;
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_send(c.index(), tag);
                 }
@@ -378,7 +378,7 @@ impl ChandyLamport {
             Action::Sell { house } => {
                 let p = house as usize;
                 next.budget[p] -= 1;
-                next.procs[p].app_mut().sell(1).ok()?;
+                next.procs[p].edit(|house| house.app_mut().sell(1)).ok()?;
                 let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
                     Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal, &app);
@@ -399,7 +399,7 @@ impl ChandyLamport {
                     Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                 };
-                next.procs[q].receive(t, c, packet.msg, fx).ok()?;
+                next.procs[q].edit(|house| house.receive(t, c, packet.msg, fx)).ok()?;
                 self.apply(&mut next, q, input, fx, 0);
             }
             Action::Steal { channel, index } => {
@@ -426,7 +426,7 @@ impl ChandyLamport {
                 if let Some(g) = next.ghost.as_mut() {
                     g.activate(s.0 as usize, last, self.initial_total);
                 }
-                next.procs[p].initiate(t, s, fx).ok()?;
+                next.procs[p].edit(|house| house.initiate(t, s, fx)).ok()?;
                 self.apply(&mut next, p, StepInput::Initiate, fx, 0);
             }
         }

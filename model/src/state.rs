@@ -3,6 +3,9 @@
 
 use chandy_lamport::bank::{Bank, Jars};
 use chandy_lamport::trace::Trace;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
 use chandy_lamport::{Message, Process, SnapshotId};
 use smallvec::SmallVec;
 
@@ -97,6 +100,70 @@ impl Chans {
     }
 }
 
+/// One house's core state, shared by every model state that did not change it, with its hash
+/// computed once. A step changes one house: the others are not copied, and hashing a state
+/// hashes one word per house.
+#[derive(Clone)]
+pub struct Shared(Arc<Cached>);
+
+#[derive(Clone)]
+struct Cached {
+    hash: u64,
+    process: Process<Bank>,
+}
+
+fn hash_of(p: &Process<Bank>) -> u64 {
+    static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    );
+    SEEDS.hash_one(p)
+}
+
+impl Shared {
+    /// Shares `process`.
+    pub fn new(process: Process<Bank>) -> Self {
+        Shared(Arc::new(Cached { hash: hash_of(&process), process }))
+    }
+
+    /// Changes the house (copying it first if another state shares it) and rehashes it.
+    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Process<Bank>) -> R) -> R {
+        let cached = Arc::make_mut(&mut self.0);
+        let r = f(&mut cached.process);
+        cached.hash = hash_of(&cached.process);
+        r
+    }
+}
+
+impl std::ops::Deref for Shared {
+    type Target = Process<Bank>;
+    fn deref(&self) -> &Process<Bank> {
+        &self.0.process
+    }
+}
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.hash == other.0.hash && (Arc::ptr_eq(&self.0, &other.0) || self.0.process == other.0.process)
+    }
+}
+
+impl Eq for Shared {}
+
+impl Hash for Shared {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.process.fmt(f)
+    }
+}
+
 /// The recorded history, in literal mode.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct History {
@@ -142,7 +209,7 @@ impl std::ops::DerefMut for State {
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct StateData {
     /// The core's state of every house (the bank application inside).
-    pub procs: SmallVec<[Process<Bank>; 4]>,
+    pub procs: SmallVec<[Shared; 4]>,
     /// Every channel's contents.
     pub chans: Chans,
     /// Actions (transfers and sales) each house may still take (by house index; up to 8 houses).

@@ -12,7 +12,7 @@ use chandy_lamport::{ChannelId, ProcessId};
 use rustc_hash::FxHasher;
 
 use crate::config::Resolved;
-use crate::state::{Chans, State, StateData};
+use crate::state::{Chans, Shared, State, StateData};
 
 /// One automorphism of the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ fn apply(perm: &Perm, s: &State) -> State {
     let mut budget = s.budget;
     for i in 0..n {
         let j = perm.procs[i];
-        procs[j] = s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]);
+        procs[j] = Shared::new(s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]));
         budget[j] = s.budget[i];
     }
     let mut chans = Chans::new(s.chans.len());
