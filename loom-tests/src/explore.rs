@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::judge::{Failure, Passed, Tally};
-use crate::panics::install_hook;
+use crate::panics::{install_hook, message};
 
 /// What an exploration in which every run passed saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,11 +77,7 @@ where
             *failure
         }
         Err(other) => {
-            let message = other
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| other.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a non-string panic".into());
+            let message = message(other.as_ref());
             panic!("{name}: loom failed with something other than a judged failure: {message}")
         }
     }

@@ -25,3 +25,12 @@ pub fn install_hook() {
         }));
     });
 }
+
+/// The text of a panic payload (a `String` or a `&str`).
+pub fn message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a non-string panic".into())
+}

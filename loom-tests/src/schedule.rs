@@ -9,7 +9,7 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler, Scheduler};
 use shuttle::{Config, FailurePersistence, Runner};
 
 use crate::judge::{Failure, Passed, Tally};
-use crate::panics::install_hook;
+use crate::panics::{install_hook, message};
 
 /// Which shuttle scheduler draws the schedules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,11 +114,7 @@ where
             *failure
         }
         Err(other) => {
-            let message = other
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| other.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a non-string panic".into());
+            let message = message(other.as_ref());
             panic!("{name}: shuttle failed with something other than a judged failure: {message}")
         }
     }
