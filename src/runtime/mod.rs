@@ -2,7 +2,7 @@
 //! channel is FIFO), a collector thread that assembles global snapshots, and the core's marker
 //! rules inside each process thread.
 //!
-//! Threads and channels come from [`crate::sync`], so loom and shuttle can run this very code.
+//! Threads and channels come from the crate's `sync` shim, so loom and shuttle can run this very code.
 //! Threads only ever receive with a blocking `recv`, and shutdown is explicit: on shutdown each
 //! process first records any snapshot it was told of and has not recorded (so a snapshot in
 //! flight completes), then sends a flush on every outgoing channel and keeps handling messages
