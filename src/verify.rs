@@ -509,40 +509,44 @@ impl<'t, A: Application> Checker<'t, A> {
         self.topology.channel_label(c)
     }
 
-    /// Replays one event on id-tagged queues; `strict` requires receives to find their message at
-    /// the head. Returns what went wrong.
-    fn replay_by_id(
+    /// Replays one event on queues of `key`s (message ids, or contents): a send appends its
+    /// key, a receipt takes it — from the head only when `strict` — and a theft takes it from
+    /// anywhere. Returns what went wrong.
+    fn replay<K: PartialEq + fmt::Debug>(
         &self,
         position: usize,
         states: &mut [A],
-        queues: &mut Queues<MsgId>,
+        queues: &mut Queues<K>,
+        key: impl Fn(MsgId) -> K,
         strict: bool,
     ) -> Result<(), String> {
         let e = &self.trace.events[position];
         match &e.kind {
-            EventKind::Send { channel, id, .. } => queues[channel.index()].push_back(*id),
+            EventKind::Send { channel, id, .. } => queues[channel.index()].push_back(key(*id)),
             EventKind::Receive { channel, id } => {
-                let q = &mut queues[channel.index()];
-                if q.front() == Some(id) {
+                let (q, k) = (&mut queues[channel.index()], key(*id));
+                if q.front() == Some(&k) {
                     q.pop_front();
-                } else if let Some(i) = q.iter().position(|m| m == id).filter(|_| !strict) {
+                } else if let Some(i) = q.iter().position(|m| *m == k).filter(|_| !strict) {
                     q.remove(i);
                 } else {
                     return Err(match q.front() {
                         Some(head) => format!(
-                            "receipt of {id} on {} finds {head} at the head of the channel",
+                            "receipt of {id} ({k:?}) on {} finds {head:?} at the head of the channel",
                             self.describe_channel(*channel)
                         ),
-                        None => format!(
-                            "receipt of {id} on {} finds the channel without it",
-                            self.describe_channel(*channel)
-                        ),
+                        None => {
+                            format!(
+                                "receipt of {id} on {} finds the channel without it",
+                                self.describe_channel(*channel)
+                            )
+                        }
                     });
                 }
             }
             EventKind::Lost { channel, id } => {
-                let q = &mut queues[channel.index()];
-                match q.iter().position(|m| m == id) {
+                let (q, k) = (&mut queues[channel.index()], key(*id));
+                match q.iter().position(|m| *m == k) {
                     Some(i) => {
                         q.remove(i);
                     }
@@ -557,6 +561,17 @@ impl<'t, A: Application> Checker<'t, A> {
             states[e.process.index()] = e.state.clone();
         }
         Ok(())
+    }
+
+    /// [`Checker::replay`] on message ids.
+    fn replay_by_id(
+        &self,
+        position: usize,
+        states: &mut [A],
+        queues: &mut Queues<MsgId>,
+        strict: bool,
+    ) -> Result<(), String> {
+        self.replay(position, states, queues, |id| id, strict)
     }
 
     fn payloads(&self, queues: &Queues<MsgId>) -> Vec<Vec<A::Msg>> {
@@ -647,45 +662,10 @@ impl<'t, A: Application> Checker<'t, A> {
             if self.pre_cut(position, record) {
                 continue;
             }
-            let e = &self.trace.events[position];
-            let result = match &e.kind {
-                EventKind::Send { channel, msg, .. } => {
-                    queues[channel.index()].push_back(msg.clone());
-                    Ok(())
-                }
-                EventKind::Receive { channel, id: m } => {
-                    let msg = self.sends[m].msg;
-                    let q = &mut queues[channel.index()];
-                    if q.front() == Some(msg) {
-                        q.pop_front();
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "receipt of {m} ({msg:?}) on {} finds {:?} at the head of the channel",
-                            self.describe_channel(*channel),
-                            q.front()
-                        ))
-                    }
-                }
-                EventKind::Lost { channel, id: m } => {
-                    let msg = self.sends[m].msg;
-                    let q = &mut queues[channel.index()];
-                    match q.iter().position(|x| x == msg) {
-                        Some(i) => {
-                            q.remove(i);
-                            Ok(())
-                        }
-                        None => Err(format!("theft of {m} finds {} without it", self.describe_channel(*channel))),
-                    }
-                }
-                _ => Ok(()),
-            };
-            if let Err(reason) = result {
+            let content = |id: MsgId| self.sends[&id].msg.clone();
+            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, true) {
                 failure = Some((Some(position), reason));
                 break;
-            }
-            if !matches!(e.kind, EventKind::Lost { .. }) {
-                states[e.process.index()] = e.state.clone();
             }
         }
         if failure.is_none() {

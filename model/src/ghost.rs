@@ -59,12 +59,6 @@ impl Ghost {
         Ghost { snaps: vec![SnapGhost::default(); snapshots] }
     }
 
-    /// The tag of a cart sent now by `house`: bit `s` set for each snapshot it has recorded.
-    pub fn tag_for_send(state: &State, house: usize, snapshots: usize) -> u32 {
-        let p = &state.procs[house];
-        (0..snapshots).filter(|&s| p.has_recorded(chandy_lamport::SnapshotId(s as u32))).fold(0, |t, s| t | (1 << s))
-    }
-
     /// Before the first initiation of `s`: start its counters from the channels' contents.
     pub fn activate(&mut self, s: usize, state: &State, initial_total: u64) {
         let g = &mut self.snaps[s];

@@ -245,7 +245,9 @@ impl ChandyLamport {
         self.snapshot_ids().filter(|&s| state.complete(s)).fold(0, |b, s| b | (1 << s.0))
     }
 
-    fn recorded_bits(&self, p: &Process<Bank>) -> u32 {
+    /// The snapshots `p` has recorded, one bit per id (a cart it sends now carries these as
+    /// its full-mode tag: sent after its sender recorded).
+    pub fn recorded_bits(&self, p: &Process<Bank>) -> u32 {
         self.snapshot_ids().filter(|&s| p.has_recorded(s)).fold(0, |b, s| b | (1 << s.0))
     }
 
@@ -355,7 +357,6 @@ impl ChandyLamport {
         let mut next = last.clone();
         let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
         let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
-        let snapshots = self.cfg.snapshots as usize;
         match action {
             Action::Transfer { from, channel } => {
                 let (p, c) = (from as usize, ChannelId(u32::from(channel)));
@@ -367,7 +368,7 @@ impl ChandyLamport {
                         h.next_msg += 1;
                         (id.0 as u32, StepInput::Send(id))
                     }
-                    None => (Ghost::tag_for_send(&next, p, snapshots), StepInput::Send(MsgId(0))),
+                    None => (self.recorded_bits(&next.procs[p]), StepInput::Send(MsgId(0))),
                 };
                 next.procs[p].edit(|house| house.send(t, c, cart, fx)).ok()?;
                 if let Some(g) = next.ghost.as_mut() {

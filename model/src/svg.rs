@@ -36,10 +36,6 @@ fn y(lane: usize) -> f64 {
     TOP + LANE * lane as f64
 }
 
-fn recorded_bits(m: &ChandyLamport, s: &State, p: usize) -> u32 {
-    m.snapshot_ids().filter(|&id| s.procs[p].has_recorded(id)).fold(0, |b, id| b | (1 << id.0))
-}
-
 fn arrow(out: &mut String, from: (f64, f64), to: (f64, f64), colour: &str, dashed: bool, title: &str) {
     let dash = if dashed { " stroke-dasharray=\"4 3\"" } else { "" };
     let _ = write!(
@@ -77,7 +73,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                 let to = t.channel(ChannelId(c as u32)).to.index();
                 if let Some(f) = flights[c].remove(index as usize) {
                     let start = (x(f.sent_at), y(f.from));
-                    let crossing = f.post_cut & !recorded_bits(m, before, to) != 0;
+                    let crossing = f.post_cut & !m.recorded_bits(&before.procs[to]) != 0;
                     let colour = if f.marker {
                         MARKER
                     } else if crossing {
@@ -120,7 +116,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                     sent_at: time,
                     from,
                     marker: matches!(packet.msg, Message::Marker(_)),
-                    post_cut: recorded_bits(m, after, from),
+                    post_cut: m.recorded_bits(&after.procs[from]),
                 });
             }
         }

@@ -60,22 +60,22 @@ impl Group {
             for (i, &p) in pi.iter().enumerate() {
                 inverse[p] = i;
             }
+            let mut from = vec![0; chans.len()];
+            for (c, &to) in chans.iter().enumerate() {
+                from[to] = c;
+            }
             let records = (0..n)
                 .map(|j| {
                     let old = ProcessId(inverse[j] as u16);
                     t.incoming(ProcessId(j as u16))
                         .iter()
                         .map(|&c_new| {
-                            let c_old = chans.iter().position(|&c| c == c_new.index()).unwrap_or(0);
-                            t.incoming(old).iter().position(|&c| c == ChannelId(c_old as u32)).unwrap_or(0)
+                            let c_old = ChannelId(from[c_new.index()] as u32);
+                            t.incoming(old).iter().position(|&c| c == c_old).unwrap_or(0)
                         })
                         .collect()
                 })
                 .collect();
-            let mut from = vec![0; chans.len()];
-            for (c, &to) in chans.iter().enumerate() {
-                from[to] = c;
-            }
             let identity = pi.iter().enumerate().all(|(i, &p)| i == p);
             perms.push(Perm { procs: pi.to_vec(), chans, from, identity, records });
         };
