@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::Application;
+use crate::core::{Application, Refusal};
 use crate::runtime::{Outbox, Service};
 use crate::snapshot::Tokens;
 use crate::topology::ProcessId;
@@ -74,11 +74,24 @@ impl Bank {
     }
 }
 
+/// A sale of this many jars to the port town: the bank's internal step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Sale(pub u32);
+
 impl Application for Bank {
     type Msg = Jars;
+    type Step = Sale;
+
+    fn on_send(&mut self, _to: ProcessId, cart: &Jars) -> Result<(), Refusal> {
+        self.withdraw(cart.0).map(|_| ()).map_err(|e| Refusal(e.to_string()))
+    }
 
     fn on_message(&mut self, _from: ProcessId, msg: &Jars) {
         self.jars = self.jars.saturating_add(msg.0);
+    }
+
+    fn on_internal(&mut self, sale: &Sale) -> Result<(), Refusal> {
+        self.sell(sale.0).map_err(|e| Refusal(e.to_string()))
     }
 }
 
@@ -115,16 +128,26 @@ impl Service for Bank {
     type Command = BankCommand;
     type Rejection = BankError;
 
-    fn on_command(&mut self, cmd: BankCommand, out: &mut Outbox<'_, Jars>) -> Result<(), BankError> {
+    /// Checks the command against the house as it is and queues its steps; the core applies
+    /// them (the debit of a transfer, the sale), so every change of a house is a traced step.
+    fn on_command(&self, cmd: BankCommand, out: &mut Outbox<'_, Jars, Sale>) -> Result<(), BankError> {
+        let amount = match cmd {
+            BankCommand::Transfer { amount, .. } | BankCommand::Sell { amount } => amount,
+        };
+        if amount == 0 {
+            return Err(BankError::Empty);
+        }
+        if amount > self.jars {
+            return Err(BankError::NotEnoughJars { have: self.jars, want: amount });
+        }
         match cmd {
             BankCommand::Transfer { to, amount } => {
-                if !out.is_neighbour(to) {
-                    return Err(BankError::NotANeighbour { to });
-                }
-                let cart = self.withdraw(amount)?;
-                out.send(to, cart).map_err(|_| BankError::NotANeighbour { to })
+                out.send(to, Jars(amount)).map_err(|_| BankError::NotANeighbour { to })
             }
-            BankCommand::Sell { amount } => self.sell(amount),
+            BankCommand::Sell { amount } => {
+                out.internal(Sale(amount));
+                Ok(())
+            }
         }
     }
 }
@@ -143,5 +166,12 @@ mod tests {
         assert_eq!(b, Bank { jars: 0, sold: 1 });
         b.on_message(ProcessId(1), &Jars(4));
         assert_eq!(b.jars, 4);
+        // The transitions refuse what the house cannot do, changing nothing.
+        assert!(b.on_send(ProcessId(1), &Jars(5)).is_err());
+        assert!(b.on_internal(&Sale(5)).is_err());
+        assert_eq!(b, Bank { jars: 4, sold: 1 });
+        b.on_send(ProcessId(1), &Jars(1)).unwrap();
+        b.on_internal(&Sale(2)).unwrap();
+        assert_eq!(b, Bank { jars: 1, sold: 3 });
     }
 }

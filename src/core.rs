@@ -39,13 +39,31 @@ pub enum Message<M> {
     Marker(SnapshotId),
 }
 
+/// Why an application refused a local step: a send or an internal step it cannot take now.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
 /// The application running at each process: its state is what a snapshot records.
+///
+/// Every change of the state is one of three transitions, so a trace checker can recompute any
+/// process's state from its initial state and its events: a send, a receipt, an internal step.
+/// The core applies them; drivers never change the state behind its back.
 pub trait Application: Clone + Eq + Hash + Debug {
     /// Application messages.
     type Msg: Clone + Eq + Hash + Debug;
+    /// Internal steps: local events that send nothing (e.g. a sale to the port town).
+    type Step: Clone + Eq + Hash + Debug;
+
+    /// The sender's side of sending `msg` to `to` (e.g. a debit). A refused send must leave the
+    /// state unchanged.
+    fn on_send(&mut self, to: ProcessId, msg: &Self::Msg) -> Result<(), Refusal>;
 
     /// Applies the receipt of `msg`, sent by `from`.
     fn on_message(&mut self, from: ProcessId, msg: &Self::Msg);
+
+    /// Applies internal step `step`. A refused step must leave the state unchanged.
+    fn on_internal(&mut self, step: &Self::Step) -> Result<(), Refusal>;
 }
 
 /// What the driver must do after a step, in this order.
@@ -133,6 +151,14 @@ pub enum CoreError {
         process: ProcessId,
         /// The snapshot.
         snapshot: SnapshotId,
+    },
+    /// The application refused a send or an internal step.
+    #[error("process {process}: the application refused the step: {reason}")]
+    Refused {
+        /// The process.
+        process: ProcessId,
+        /// Why.
+        reason: Refusal,
     },
     /// A local snapshot was taken before it was complete.
     #[error("process {process}: snapshot {snapshot} is not complete yet")]
@@ -308,9 +334,14 @@ impl<A: Application> Slot<A> {
         self.recorded.iter().map(|(c, m)| (*c as usize, m))
     }
 
-    /// Records `msg` on incoming channel number `i`.
-    fn push(&mut self, i: usize, msg: A::Msg) {
-        self.recorded.push((i as u32, msg));
+    /// Records `msg` on incoming channel number `i`: after its other messages, or before them
+    /// (`reversed`, the `records-reversed` fault).
+    fn push(&mut self, i: usize, msg: A::Msg, reversed: bool) {
+        let first = if reversed { self.recorded.iter().position(|(c, _)| *c as usize == i) } else { None };
+        match first {
+            Some(at) => self.recorded.insert(at, (i as u32, msg)),
+            None => self.recorded.push((i as u32, msg)),
+        }
     }
 
     /// Every channel's record, by channel number, in one pass.
@@ -333,14 +364,15 @@ impl<A: Application> Slot<A> {
     }
 }
 
-/// Ids of snapshots completed and taken, as sorted disjoint half-open ranges (compact when
-/// snapshots complete in order; empty, and free to clone, in a model that never takes them).
+/// Ids of snapshots completed and taken, as sorted disjoint inclusive ranges `(first, last)`
+/// (compact when snapshots complete in order; empty, and free to clone, in a model that never
+/// takes them). Inclusive, so that every id up to `u32::MAX` fits.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 struct IdSet(Rare<(u32, u32)>);
 
 impl IdSet {
     fn contains(&self, id: u32) -> bool {
-        self.0.as_slice().iter().any(|&(a, b)| a <= id && id < b)
+        self.0.as_slice().iter().any(|&(a, b)| a <= id && id <= b)
     }
 
     fn insert(&mut self, id: u32) {
@@ -349,18 +381,15 @@ impl IdSet {
         }
         let ranges = self.0.vec_mut();
         let pos = ranges.iter().position(|&(a, _)| a > id).unwrap_or(ranges.len());
-        ranges.insert(pos, (id, id.saturating_add(1)));
-        // Merge with neighbours.
-        let mut i = pos.saturating_sub(1);
-        while i + 1 < ranges.len() {
-            if ranges[i].1 >= ranges[i + 1].0 {
-                ranges[i].1 = ranges[i].1.max(ranges[i + 1].1);
-                ranges.remove(i + 1);
-            } else if i > pos {
-                break;
-            } else {
-                i += 1;
-            }
+        ranges.insert(pos, (id, id));
+        // Merge with the neighbours it touches.
+        if pos + 1 < ranges.len() && u64::from(ranges[pos].1) + 1 == u64::from(ranges[pos + 1].0) {
+            ranges[pos].1 = ranges[pos + 1].1;
+            ranges.remove(pos + 1);
+        }
+        if pos > 0 && u64::from(ranges[pos - 1].1) + 1 == u64::from(ranges[pos].0) {
+            ranges[pos - 1].1 = ranges[pos].1;
+            ranges.remove(pos);
         }
     }
 }
@@ -373,8 +402,10 @@ pub struct Process<A: Application> {
     app: A,
     slots: SmallVec<[Slot<A>; 1]>,
     taken: IdSet,
-    /// `send-before-marker` only: snapshots whose markers wait for the next application send.
+    /// `send-before-marker` only: snapshots whose markers wait for the next step.
     held: Rare<SnapshotId>,
+    /// `stale-state` only: the application state before the latest receipt.
+    stale: Option<Box<A>>,
 }
 
 impl<A: Application> Clone for Process<A> {
@@ -386,6 +417,7 @@ impl<A: Application> Clone for Process<A> {
             slots: clone_small(&self.slots),
             taken: self.taken.clone(),
             held: self.held.clone(),
+            stale: self.stale.clone(),
         }
     }
 }
@@ -398,7 +430,15 @@ impl<A: Application> Process<A> {
 
     /// A process running a fault variant (channel faults leave the core unchanged).
     pub fn with_variant(id: ProcessId, app: A, variant: Variant) -> Self {
-        Process { id, variant, app, slots: SmallVec::new(), taken: IdSet::default(), held: Rare::default() }
+        Process {
+            id,
+            variant,
+            app,
+            slots: SmallVec::new(),
+            taken: IdSet::default(),
+            held: Rare::default(),
+            stale: None,
+        }
     }
 
     /// This process's id.
@@ -414,12 +454,6 @@ impl<A: Application> Process<A> {
     /// The application.
     pub fn app(&self) -> &A {
         &self.app
-    }
-
-    /// The application, for local steps (a send's own state change happens here, before
-    /// [`Process::send`]).
-    pub fn app_mut(&mut self) -> &mut A {
-        &mut self.app
     }
 
     /// Snapshots held here: in flight, or complete and not yet taken.
@@ -454,8 +488,8 @@ impl<A: Application> Process<A> {
         self.slots.iter().position(|s| s.id == snapshot)
     }
 
-    /// An application send of `msg` on `channel`. Apply the send's effect on the application
-    /// state (e.g. a debit) with [`Process::app_mut`] first.
+    /// An application send of `msg` on `channel`: the application's side of the send
+    /// ([`Application::on_send`], e.g. a debit) happens here, then the message leaves.
     pub fn send(
         &mut self,
         topology: &Topology,
@@ -466,12 +500,51 @@ impl<A: Application> Process<A> {
         if !topology.outgoing(self.id).contains(&channel) {
             return Err(CoreError::NotOutgoing { process: self.id, channel });
         }
+        let to = topology.channel(channel).to;
+        self.app.on_send(to, &msg).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
         out.push(Effect::Send { channel, message: Message::App(msg) });
         // send-before-marker: the held markers leave only now, behind the message.
+        self.release_markers(topology, out);
+        Ok(())
+    }
+
+    /// An internal step of the application: no message, but its state changes.
+    pub fn internal(
+        &mut self,
+        topology: &Topology,
+        step: &A::Step,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        self.app.on_internal(step).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
+        self.release_markers(topology, out);
+        Ok(())
+    }
+
+    /// Whether this process holds back work that [`Process::flush`] would do now. Only the
+    /// `send-before-marker` and `late-record` faults defer anything; a driver flushes a process
+    /// when it is idle, so that deferred markers and recordings still happen.
+    pub fn has_deferred(&self) -> bool {
+        !self.held.as_slice().is_empty() || self.slots.iter().any(|s| s.state.is_none())
+    }
+
+    /// The process is idle: deferred markers leave and deferred recordings happen.
+    pub fn flush(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        self.release_markers(topology, out);
+        self.record_pending(topology, out);
+    }
+
+    /// `send-before-marker`: markers held back since recording leave now.
+    fn release_markers(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
         for snapshot in self.held.take() {
             self.send_markers(topology, snapshot, out);
         }
-        Ok(())
+    }
+
+    /// `late-record`: recordings held back since a first marker happen now.
+    fn record_pending(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        while let Some(i) = self.slots.iter().position(|s| s.state.is_none()) {
+            self.record(topology, i, false, out);
+        }
     }
 
     /// Starts `snapshot` here: records the local state and sends the markers.
@@ -484,19 +557,17 @@ impl<A: Application> Process<A> {
         if self.taken.contains(snapshot.0) {
             return Err(CoreError::SnapshotCompleted { process: self.id, snapshot });
         }
-        match self.slot_index(snapshot) {
-            Some(i) if self.slots[i].state.is_some() => Err(CoreError::AlreadyRecorded { process: self.id, snapshot }),
+        let i = match self.slot_index(snapshot) {
+            Some(i) if self.slots[i].state.is_some() => {
+                return Err(CoreError::AlreadyRecorded { process: self.id, snapshot })
+            }
             // late-record: a held-back recording happens now.
-            Some(i) => {
-                self.record(topology, i, true, out);
-                Ok(())
-            }
-            None => {
-                let i = self.new_slot(topology, snapshot);
-                self.record(topology, i, true, out);
-                Ok(())
-            }
-        }
+            Some(i) => i,
+            None => self.new_slot(topology, snapshot),
+        };
+        self.release_markers(topology, out);
+        self.record(topology, i, true, out);
+        Ok(())
     }
 
     /// A message (application or marker) arriving on incoming `channel`.
@@ -508,6 +579,7 @@ impl<A: Application> Process<A> {
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
         let idx = self.incoming_index(topology, channel)?;
+        self.release_markers(topology, out);
         // late-record: recordings held back by an earlier marker happen after this message.
         let pending: SmallVec<[SnapshotId; 1]> = if self.variant == Variant::LateRecord {
             self.slots.iter().filter(|s| s.state.is_none()).map(|s| s.id).collect()
@@ -517,21 +589,22 @@ impl<A: Application> Process<A> {
         match message {
             Message::App(msg) => {
                 let from = topology.channel(channel).from;
+                if self.variant == Variant::StaleState {
+                    self.stale = Some(Box::new(self.app.clone()));
+                }
                 self.app.on_message(from, &msg);
                 let variant = self.variant;
                 for slot in self.slots.iter_mut() {
                     if slot.records_on(idx, variant) {
-                        slot.push(idx, msg.clone());
+                        slot.push(idx, msg.clone(), variant == Variant::RecordsReversed);
                     }
                 }
             }
             Message::Marker(snapshot) => self.receive_marker(topology, idx, channel, snapshot, out)?,
         }
         for snapshot in pending {
-            if let Some(i) = self.slot_index(snapshot) {
-                if self.slots[i].state.is_none() {
-                    self.record(topology, i, false, out);
-                }
+            if let Some(i) = self.slot_index(snapshot).filter(|&i| self.slots[i].state.is_none()) {
+                self.record(topology, i, false, out);
             }
         }
         Ok(())
@@ -545,6 +618,15 @@ impl<A: Application> Process<A> {
         snapshot: SnapshotId,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
+        // swap-record: a marker of a snapshot recorded here closes another snapshot's open
+        // record of this channel (and that one's marker, later, closes this one's).
+        if self.variant == Variant::SwapRecord && self.has_recorded(snapshot) {
+            let other = self.slots.iter().position(|s| s.id != snapshot && s.state.is_some() && !s.closed.get(idx));
+            if let Some(j) = other {
+                self.close(j, idx, channel, out);
+                return Ok(());
+            }
+        }
         let tolerant = self.variant == Variant::CloseAllOnFirstMarker;
         if self.taken.contains(snapshot.0) {
             return if tolerant { Ok(()) } else { Err(CoreError::SnapshotCompleted { process: self.id, snapshot }) };
@@ -560,36 +642,52 @@ impl<A: Application> Process<A> {
             }
             return Ok(());
         };
-        let slot = &mut self.slots[i];
-        if slot.closed.get(idx) {
+        if self.slots[i].closed.get(idx) {
             return if tolerant {
                 Ok(())
             } else {
                 Err(CoreError::DuplicateMarker { process: self.id, snapshot, channel })
             };
         }
-        if slot.state.is_none() {
+        if self.slots[i].state.is_none() {
             // late-record, still holding back: the record of this channel is empty too.
-            slot.closed.set(idx);
+            self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
             return Ok(());
         }
         // Receiving rule, already recorded: close this channel's record.
         if tolerant {
+            let slot = &mut self.slots[i];
             for (j, &c) in topology.incoming(self.id).iter().enumerate() {
                 if !slot.closed.get(j) {
                     slot.closed.set(j);
                     out.push(Effect::Closed { snapshot, channel: c });
                 }
             }
+            if slot.is_complete() {
+                out.push(Effect::Completed { snapshot });
+            }
         } else {
-            slot.closed.set(idx);
-            out.push(Effect::Closed { snapshot, channel });
-        }
-        if slot.is_complete() {
-            out.push(Effect::Completed { snapshot });
+            self.close(i, idx, channel, out);
         }
         Ok(())
+    }
+
+    /// Closes the record of incoming channel number `idx` (`channel`) in slot `i`.
+    fn close(&mut self, i: usize, idx: usize, channel: ChannelId, out: &mut Vec<Effect<A::Msg>>) {
+        let variant = self.variant;
+        let slot = &mut self.slots[i];
+        if variant == Variant::RecordTwice {
+            let again: SmallVec<[A::Msg; 2]> = slot.record(idx).cloned().collect();
+            for msg in again {
+                slot.push(idx, msg, false);
+            }
+        }
+        slot.closed.set(idx);
+        out.push(Effect::Closed { snapshot: slot.id, channel });
+        if slot.is_complete() {
+            out.push(Effect::Completed { snapshot: slot.id });
+        }
     }
 
     fn new_slot(&mut self, topology: &Topology, snapshot: SnapshotId) -> usize {
@@ -600,7 +698,11 @@ impl<A: Application> Process<A> {
     /// Records the local state in slot `i` and follows the sending rule.
     fn record(&mut self, topology: &Topology, i: usize, initiated: bool, out: &mut Vec<Effect<A::Msg>>) {
         let snapshot = self.slots[i].id;
-        self.slots[i].state = Some(self.app.clone());
+        let state = match (&self.stale, self.variant) {
+            (Some(before), Variant::StaleState) => A::clone(before),
+            _ => self.app.clone(),
+        };
+        self.slots[i].state = Some(state);
         out.push(Effect::Recorded { snapshot, initiated });
         match self.variant {
             Variant::NoMarkerForwarding if !initiated => {}
@@ -613,7 +715,10 @@ impl<A: Application> Process<A> {
     }
 
     fn send_markers(&self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
-        for &channel in topology.outgoing(self.id) {
+        let outgoing = topology.outgoing(self.id);
+        // skip-one-marker: no marker on the last outgoing channel.
+        let n = outgoing.len() - usize::from(self.variant == Variant::SkipOneMarker && !outgoing.is_empty());
+        for &channel in &outgoing[..n] {
             out.push(Effect::Send { channel, message: Message::Marker(snapshot) });
         }
     }
@@ -698,10 +803,31 @@ mod tests {
         for id in [3, 1, 0, 2, 7, 5, 6] {
             s.insert(id);
         }
-        assert_eq!(s.0.as_slice(), &[(0, 4), (5, 8)]);
+        assert_eq!(s.0.as_slice(), &[(0, 3), (5, 7)]);
         assert!(s.contains(6) && !s.contains(4) && !s.contains(8));
         s.insert(4);
-        assert_eq!(s.0.as_slice(), &[(0, 8)]);
+        assert_eq!(s.0.as_slice(), &[(0, 7)]);
+        s.insert(9);
+        assert_eq!(s.0.as_slice(), &[(0, 7), (9, 9)]);
+    }
+
+    #[test]
+    fn idset_holds_the_largest_id() {
+        let mut s = IdSet::default();
+        s.insert(u32::MAX);
+        assert!(s.contains(u32::MAX) && !s.contains(u32::MAX - 1));
+        s.insert(u32::MAX - 1);
+        assert_eq!(s.0.as_slice(), &[(u32::MAX - 1, u32::MAX)]);
+        // Through the process: a taken snapshot with the largest id is refused afterwards.
+        let t = Topology::ring(2).unwrap();
+        let mut q = Process::new(p(0), Bank::new(1));
+        let mut out = Out::new();
+        let last = SnapshotId(u32::MAX);
+        q.initiate(&t, last, &mut out).unwrap();
+        q.receive(&t, c(&t, 1, 0), Message::Marker(last), &mut out).unwrap();
+        q.take_local_snapshot(&t, last).unwrap();
+        assert!(q.is_complete(last) && q.has_recorded(last));
+        assert_eq!(q.initiate(&t, last, &mut out), Err(CoreError::SnapshotCompleted { process: p(0), snapshot: last }));
     }
 
     #[test]
@@ -717,8 +843,8 @@ mod tests {
         assert!((0..slot.incoming()).all(|i| !slot.marker(i)), "every incoming channel is being recorded");
         // A send after recording goes out after the markers (they are already out).
         out.clear();
-        q.app_mut().withdraw(2).unwrap();
         q.send(&t, c(&t, 0, 1), Jars(2), &mut out).unwrap();
+        assert_eq!(q.app(), &Bank::new(3), "the send debits the house");
         assert_eq!(out, vec![Effect::Send { channel: c(&t, 0, 1), message: Message::App(Jars(2)) }]);
         assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(5)), "recorded state is unchanged by later steps");
     }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::core::{Application, Effect, Message, SnapshotId};
-use crate::topology::{ChannelId, ProcessId, Topology};
+use crate::topology::{ChannelId, Initiators, ProcessId, Topology};
 
 /// Identifies one application message of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -30,9 +30,9 @@ impl fmt::Display for MsgId {
     }
 }
 
-/// What a process did.
+/// What a process did. `M` is the application's message type, `S` its internal step type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum EventKind<M> {
+pub enum EventKind<M, S> {
     /// Sent application message `id` on `channel`.
     Send {
         /// The channel.
@@ -57,8 +57,11 @@ pub enum EventKind<M> {
         /// The message.
         id: MsgId,
     },
-    /// A local step with no message.
-    Internal,
+    /// An internal step of the application (no message).
+    Internal {
+        /// The step.
+        step: S,
+    },
     /// Recorded the local state for a snapshot.
     Record {
         /// The snapshot.
@@ -88,17 +91,21 @@ pub struct Event<A: Application> {
     /// Who did it.
     pub process: ProcessId,
     /// What it did.
-    pub kind: EventKind<A::Msg>,
-    /// The process's state after the event.
+    pub kind: EventKind<A::Msg, A::Step>,
+    /// The process's state after the event, as the driver logged it. The trace checker never
+    /// takes it as the truth: it recomputes every state from the initial states by the
+    /// application's transitions, and reports a logged state that differs.
     pub state: A,
 }
 
-/// A run: initial states, and events in an order consistent with causality (every receive after
-/// its send; each process's events in its own order).
+/// A run: initial states, who may initiate snapshots, and events in an order consistent with
+/// causality (every receive after its send; each process's events in its own order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Trace<A: Application> {
     /// Initial application state of each process.
     pub initial: Vec<A>,
+    /// The processes that may initiate snapshots; the checker reports any other initiation.
+    pub initiators: Initiators,
     /// The events.
     pub events: Vec<Event<A>>,
 }
@@ -189,9 +196,15 @@ pub enum TraceError {
 }
 
 impl<A: Application> Trace<A> {
-    /// An empty trace from these initial states.
+    /// An empty trace from these initial states, in which any process may initiate.
     pub fn new(initial: Vec<A>) -> Self {
-        Trace { initial, events: Vec::new() }
+        Trace { initial, initiators: Initiators::Any, events: Vec::new() }
+    }
+
+    /// The same trace with only `initiators` allowed to initiate.
+    pub fn with_initiators(mut self, initiators: Initiators) -> Self {
+        self.initiators = initiators;
+        self
     }
 
     /// The events of one process, with their positions in the trace.
@@ -262,7 +275,7 @@ impl<A: Application> Trace<A> {
                         }
                     }
                 }
-                EventKind::Internal | EventKind::Record { .. } => {}
+                EventKind::Internal { .. } | EventKind::Record { .. } => {}
             }
         }
         Ok(())
@@ -327,7 +340,7 @@ impl<A: Application> Trace<A> {
                 return Err(TraceError::Unmergeable { process, what });
             }
         }
-        Ok(Trace { initial, events })
+        Ok(Trace { initial, initiators: Initiators::Any, events })
     }
 }
 
@@ -352,6 +365,9 @@ pub enum StepInput {
     },
     /// A snapshot initiation.
     Initiate,
+    /// A step with no input event of its own: an internal step (traced with
+    /// [`Tracer::event`] first) or an idle flush of deferred work.
+    Idle,
 }
 
 /// Turns core steps into trace events. Drivers call [`Tracer::step`] after every core call, and
@@ -373,7 +389,7 @@ impl Tracer {
         match input {
             StepInput::Receive { channel, id } => push(EventKind::Receive { channel, id }),
             StepInput::Marker { channel, snapshot } => push(EventKind::MarkerReceive { snapshot, channel }),
-            StepInput::Send(_) | StepInput::Initiate => {}
+            StepInput::Send(_) | StepInput::Initiate | StepInput::Idle => {}
         }
         for effect in effects {
             match effect {
@@ -395,8 +411,14 @@ impl Tracer {
         }
     }
 
-    /// Appends an event outside the core (internal step, theft).
-    pub fn event<A: Application>(log: &mut Vec<Event<A>>, process: ProcessId, kind: EventKind<A::Msg>, state: &A) {
+    /// Appends an event that is not an effect of a core step (an internal step's own event, a
+    /// theft).
+    pub fn event<A: Application>(
+        log: &mut Vec<Event<A>>,
+        process: ProcessId,
+        kind: EventKind<A::Msg, A::Step>,
+        state: &A,
+    ) {
         log.push(Event { process, kind, state: state.clone() });
     }
 }
@@ -404,9 +426,9 @@ impl Tracer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::{Bank, Jars};
+    use crate::bank::{Bank, Jars, Sale};
 
-    fn ev(p: u16, kind: EventKind<Jars>) -> Event<Bank> {
+    fn ev(p: u16, kind: EventKind<Jars, Sale>) -> Event<Bank> {
         Event { process: ProcessId(p), kind, state: Bank::new(0) }
     }
 
@@ -416,8 +438,8 @@ mod tests {
         let c01 = t.channel_between(ProcessId(0), ProcessId(1)).unwrap();
         let id = MsgId::new(ProcessId(0), 0);
         let logs = vec![
-            vec![ev(0, EventKind::Internal), ev(0, EventKind::Send { channel: c01, id, msg: Jars(1) })],
-            vec![ev(1, EventKind::Receive { channel: c01, id }), ev(1, EventKind::Internal)],
+            vec![ev(0, EventKind::Internal { step: Sale(1) }), ev(0, EventKind::Send { channel: c01, id, msg: Jars(1) })],
+            vec![ev(1, EventKind::Receive { channel: c01, id }), ev(1, EventKind::Internal { step: Sale(1) })],
         ];
         let trace = Trace::merge(vec![Bank::new(1), Bank::new(0)], logs).unwrap();
         trace.validate(&t).unwrap();
@@ -436,7 +458,8 @@ mod tests {
             Trace::merge(vec![Bank::new(1), Bank::new(0)], logs.clone()),
             Err(TraceError::Unmergeable { process: ProcessId(1), what: format!("message {id}") })
         );
-        let trace = Trace { initial: vec![Bank::new(1), Bank::new(0)], events: logs.concat() };
+        let trace = Trace::new(vec![Bank::new(1), Bank::new(0)]);
+        let trace = Trace { events: logs.concat(), ..trace };
         assert_eq!(
             trace.validate(&t),
             Err(TraceError::NotSent { position: 0, process: ProcessId(1), id, channel: c01 })
@@ -449,17 +472,17 @@ mod tests {
         let c01 = t.channel_between(ProcessId(0), ProcessId(1)).unwrap();
         let id = MsgId::new(ProcessId(0), 0);
         let wrong_end = Trace {
-            initial: vec![Bank::new(1), Bank::new(0)],
             events: vec![ev(1, EventKind::Send { channel: c01, id, msg: Jars(1) })],
+            ..Trace::new(vec![Bank::new(1), Bank::new(0)])
         };
         assert!(matches!(wrong_end.validate(&t), Err(TraceError::WrongChannel { role: "outgoing", .. })));
         let twice = Trace {
-            initial: vec![Bank::new(1), Bank::new(0)],
             events: vec![
                 ev(0, EventKind::Send { channel: c01, id, msg: Jars(1) }),
                 ev(1, EventKind::Receive { channel: c01, id }),
                 ev(1, EventKind::Receive { channel: c01, id }),
             ],
+            ..Trace::new(vec![Bank::new(1), Bank::new(0)])
         };
         assert!(matches!(twice.validate(&t), Err(TraceError::Duplicate { position: 2, .. })));
     }

@@ -15,7 +15,8 @@ pub enum Variant {
     /// The correct algorithm.
     #[default]
     None,
-    /// On recording, the markers wait for the next application send, which overtakes them.
+    /// On recording, the markers are held back until the process's next step (or until it is
+    /// idle): a cart sent as that next step overtakes them.
     SendBeforeMarker,
     /// Channel records are always empty.
     NoChannelRecording,
@@ -27,8 +28,18 @@ pub enum Variant {
     /// A process that records on receiving a marker sends no markers.
     NoMarkerForwarding,
     /// A process that receives its first marker records its state (and sends its markers) only
-    /// after handling one more incoming message.
+    /// after handling one more incoming message (or when it is idle).
     LateRecord,
+    /// A process records its state as it was before its latest receipt.
+    StaleState,
+    /// A channel record lists its messages in reverse arrival order.
+    RecordsReversed,
+    /// With two snapshots in flight, a marker of one closes the other's record of its channel.
+    SwapRecord,
+    /// On recording, a process sends markers on all its outgoing channels but its last one.
+    SkipOneMarker,
+    /// A message recorded on a channel is recorded once more when the channel's record closes.
+    RecordTwice,
     /// Channel fault: any message in transit may be delivered, not just the head.
     NonFifo,
     /// Channel fault: markers may be lost in transit.
@@ -45,7 +56,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 9] = [
+    pub const ALL: [Variant; 14] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -53,6 +64,11 @@ impl Variant {
         Variant::KeepRecordingAfterMarker,
         Variant::NoMarkerForwarding,
         Variant::LateRecord,
+        Variant::StaleState,
+        Variant::RecordsReversed,
+        Variant::SwapRecord,
+        Variant::SkipOneMarker,
+        Variant::RecordTwice,
         Variant::NonFifo,
         Variant::LoseMarkers,
     ];
@@ -67,6 +83,11 @@ impl Variant {
             Variant::KeepRecordingAfterMarker => "keep-recording-after-marker",
             Variant::NoMarkerForwarding => "no-marker-forwarding",
             Variant::LateRecord => "late-record",
+            Variant::StaleState => "stale-state",
+            Variant::RecordsReversed => "records-reversed",
+            Variant::SwapRecord => "swap-record",
+            Variant::SkipOneMarker => "skip-one-marker",
+            Variant::RecordTwice => "record-twice",
             Variant::NonFifo => "non-fifo",
             Variant::LoseMarkers => "lose-markers",
         }
@@ -76,7 +97,9 @@ impl Variant {
     pub fn description(self) -> &'static str {
         match self {
             Variant::None => "the correct algorithm",
-            Variant::SendBeforeMarker => "on recording, the next application message leaves before the markers",
+            Variant::SendBeforeMarker => {
+                "on recording, the markers wait for the process's next step: a cart sent then leaves first"
+            }
             Variant::NoChannelRecording => "channel records are always empty",
             Variant::CloseAllOnFirstMarker => {
                 "the first marker a recorded process receives closes all its channel records"
@@ -86,6 +109,11 @@ impl Variant {
             }
             Variant::NoMarkerForwarding => "a process that records on a marker sends no markers",
             Variant::LateRecord => "on its first marker a process records only after handling one more message",
+            Variant::StaleState => "a process records its state as it was before its latest receipt",
+            Variant::RecordsReversed => "a channel record lists its messages in reverse arrival order",
+            Variant::SwapRecord => "with two snapshots in flight, a marker of one closes the other's channel record",
+            Variant::SkipOneMarker => "on recording, a process sends no marker on its last outgoing channel",
+            Variant::RecordTwice => "each message recorded on a channel is recorded once more when the record closes",
             Variant::NonFifo => "(channel) any message in transit may be delivered, not just the head",
             Variant::LoseMarkers => "(channel) markers may be lost in transit",
         }

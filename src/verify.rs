@@ -13,6 +13,13 @@
 //!   replaying the remaining events up to it;
 //! - (e) the snapshot terminated: every process recorded and every channel record closed.
 //!
+//! Process states are never taken from the log: every replay starts from the initial states (or
+//! from the recorded ones) and applies the application's own transitions — a send
+//! ([`Application::on_send`]), a receipt ([`Application::on_message`]), an internal step
+//! ([`Application::on_internal`]). The states logged with the events are only cross-checked
+//! against the replay, and a difference is reported. An initiation by a process the trace does
+//! not allow to initiate is reported too.
+//!
 //! A stolen message counts as stolen before the cut when it was sent before the cut: the theft
 //! can then be moved before the cut without breaking causality.
 
@@ -21,7 +28,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::core::{Application, SnapshotId};
+use crate::core::{Application, Refusal, SnapshotId};
 use crate::snapshot::{GlobalSnapshot, GlobalState};
 use crate::topology::{ChannelId, ProcessId, Topology};
 use crate::trace::{EventKind, MsgId, Trace, TraceError};
@@ -56,6 +63,11 @@ pub enum Clause {
     EndReachable,
     /// (e) the snapshot terminated.
     Terminated,
+    /// Only processes allowed to initiate snapshots initiated this one.
+    Initiation,
+    /// The states logged with the events are the states the application's transitions produce
+    /// (a cross-check of the log; the checker itself always uses the recomputed states).
+    LoggedStates,
 }
 
 /// How a recorded run breaks the theorem.
@@ -139,6 +151,27 @@ pub enum Violation {
         /// What went wrong.
         reason: String,
     },
+    /// A process that may not initiate snapshots initiated this one.
+    #[error("snapshot {snapshot}: initiated by {process}, which may not initiate snapshots ({event})")]
+    NotAnInitiator {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The process.
+        process: ProcessId,
+        /// Its initiation.
+        event: EventRef,
+    },
+    /// The state logged with an event is not the state the application's transitions produce
+    /// from the initial states (or a transition refused a logged step).
+    #[error("snapshot {snapshot}: {reason} ({event})")]
+    LoggedState {
+        /// The snapshot judged.
+        snapshot: SnapshotId,
+        /// The first event whose logged state is wrong.
+        event: EventRef,
+        /// What differs.
+        reason: String,
+    },
     /// (d) Replaying the remaining events does not lead from the recorded state to S_end.
     #[error("snapshot {snapshot}: the end state is not reachable from the recorded state: {reason}{}", event.map(|e| format!(" ({e})")).unwrap_or_default())]
     EndUnreachable {
@@ -155,6 +188,8 @@ impl Violation {
     /// The clause it breaks.
     pub fn clause(&self) -> Clause {
         match self {
+            Violation::NotAnInitiator { .. } => Clause::Initiation,
+            Violation::LoggedState { .. } => Clause::LoggedStates,
             Violation::NotRecorded { .. } | Violation::NotClosed { .. } => Clause::Terminated,
             Violation::InwardCrossing { .. } => Clause::NoInwardCrossing,
             Violation::MissingMessage { .. } | Violation::ExtraMessage { .. } | Violation::OutOfOrder { .. } => {
@@ -235,7 +270,8 @@ pub enum VerifyError {
 }
 
 /// Verifies `snapshot` against the run `trace`: `Ok` with S_begin, S* and S_end when every
-/// clause holds, otherwise the first violation (in clause order: e, a, b, c, d).
+/// clause holds, otherwise the first violation (in this order: logged states, initiation, then
+/// the theorem's clauses e, a, b, c, d).
 pub fn verify<A: Application>(
     topology: &Topology,
     trace: &Trace<A>,
@@ -253,11 +289,13 @@ pub fn verify<A: Application>(
 
 fn clause_rank(c: Clause) -> u8 {
     match c {
-        Clause::Terminated => 0,
-        Clause::NoInwardCrossing => 1,
-        Clause::ExactRecords => 2,
-        Clause::RecordedReachable => 3,
-        Clause::EndReachable => 4,
+        Clause::LoggedStates => 0,
+        Clause::Initiation => 1,
+        Clause::Terminated => 2,
+        Clause::NoInwardCrossing => 3,
+        Clause::ExactRecords => 4,
+        Clause::RecordedReachable => 5,
+        Clause::EndReachable => 6,
     }
 }
 
@@ -378,6 +416,8 @@ impl<'t, A: Application> Checker<'t, A> {
                 }
             }
         }
+        self.check_logged_states();
+        self.check_initiators();
         self.violations.extend(termination(self.topology, self.trace, id));
         let record: Vec<usize> = match self.record.iter().copied().collect::<Option<Vec<_>>>() {
             Some(r) => r,
@@ -511,7 +551,8 @@ impl<'t, A: Application> Checker<'t, A> {
 
     /// Replays one event on queues of `key`s (message ids, or contents): a send appends its
     /// key, a receipt takes it — from the head only when `strict` — and a theft takes it from
-    /// anywhere. Returns what went wrong.
+    /// anywhere; the event's process state changes by the application's transition. Returns
+    /// what went wrong.
     fn replay<K: PartialEq + fmt::Debug>(
         &self,
         position: usize,
@@ -555,12 +596,73 @@ impl<'t, A: Application> Checker<'t, A> {
             }
             _ => {}
         }
-        // A theft is the channel's event, not the receiver's: it leaves the receiver's state
-        // alone (and the state it carries may be from after the receiver's cut).
-        if !matches!(e.kind, EventKind::Lost { .. }) {
-            states[e.process.index()] = e.state.clone();
+        self.transition(position, states)
+    }
+
+    /// Applies the application's transition of the event at `position` to its process's state
+    /// (a theft is the channel's event: it leaves every state alone).
+    fn transition(&self, position: usize, states: &mut [A]) -> Result<(), String> {
+        let e = &self.trace.events[position];
+        let p = e.process;
+        let refused = |what: String, reason: Refusal| format!("{} cannot {what}: {reason}", self.topology.name(p));
+        match &e.kind {
+            EventKind::Send { channel, msg, .. } => {
+                let to = self.topology.channel(*channel).to;
+                states[p.index()].on_send(to, msg).map_err(|r| refused(format!("send {msg:?}"), r))
+            }
+            EventKind::Receive { channel, id } => {
+                let from = self.topology.channel(*channel).from;
+                match self.sends.get(id) {
+                    Some(send) => {
+                        states[p.index()].on_message(from, send.msg);
+                        Ok(())
+                    }
+                    None => Err(format!("receipt of {id}, which was never sent")),
+                }
+            }
+            EventKind::Internal { step } => {
+                states[p.index()].on_internal(step).map_err(|r| refused(format!("take step {step:?}"), r))
+            }
+            EventKind::Lost { .. }
+            | EventKind::Record { .. }
+            | EventKind::MarkerSend { .. }
+            | EventKind::MarkerReceive { .. } => Ok(()),
         }
-        Ok(())
+    }
+
+    /// The logged states against the replayed ones, over the whole trace.
+    fn check_logged_states(&mut self) {
+        let mut states = self.trace.initial.clone();
+        for (position, e) in self.trace.events.iter().enumerate() {
+            if let Err(reason) = self.transition(position, &mut states) {
+                let reason = format!("the logged step cannot happen: {reason}");
+                self.violations.push(Violation::LoggedState { snapshot: self.snapshot.id, event: self.at(position), reason });
+                return;
+            }
+            let replayed = &states[e.process.index()];
+            if !matches!(e.kind, EventKind::Lost { .. }) && e.state != *replayed {
+                let reason = format!(
+                    "{} logged state {:?}, but its transitions from the initial state give {replayed:?}",
+                    self.topology.name(e.process),
+                    e.state
+                );
+                self.violations.push(Violation::LoggedState { snapshot: self.snapshot.id, event: self.at(position), reason });
+                return;
+            }
+        }
+    }
+
+    /// Initiations of this snapshot by processes that may not initiate.
+    fn check_initiators(&mut self) {
+        let id = self.snapshot.id;
+        for (position, e) in self.trace.events.iter().enumerate() {
+            if let EventKind::Record { snapshot, initiated: true } = e.kind {
+                if snapshot == id && !self.trace.initiators.allows(e.process) {
+                    let event = self.at(position);
+                    self.violations.push(Violation::NotAnInitiator { snapshot, process: e.process, event });
+                }
+            }
+        }
     }
 
     /// [`Checker::replay`] on message ids.

@@ -31,6 +31,9 @@ pub struct Workload {
     pub seed: u64,
     /// Fault variant of the marker rules.
     pub variant: Variant,
+    /// Percentage of commands that are sales to the port town (internal steps) rather than
+    /// transfers.
+    pub sell_percent: u32,
     /// Pause this long after every 32 commands so deliveries keep up with the commands (none
     /// under loom or shuttle, whose threads are not real).
     pub pace: Option<std::time::Duration>,
@@ -49,6 +52,7 @@ impl Workload {
             max_amount: 5,
             seed: 1,
             variant: Variant::None,
+            sell_percent: 0,
             pace: Some(std::time::Duration::from_micros(100)),
         }
     }
@@ -63,6 +67,8 @@ pub struct SnapshotSummary {
     pub initiators: Vec<ProcessId>,
     /// Jars recorded in the houses.
     pub in_houses: u64,
+    /// Jars recorded as sold.
+    pub sold: u64,
     /// Jars recorded in transit.
     pub in_transit: u64,
     /// Channel records holding at least one cart.
@@ -94,7 +100,7 @@ pub enum WorkloadError {
         /// Why.
         error: VerifyError,
     },
-    /// A snapshot's recorded total differs from the ledger.
+    /// A snapshot's recorded total (in houses, in transit and sold) differs from the ledger.
     #[error("snapshot {snapshot}: recorded {recorded} jars, the ledger says {ledger}")]
     NotConserved {
         /// The snapshot.
@@ -148,6 +154,10 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
             break;
         }
         let from = ProcessId(rng.random_range(0..n) as u16);
+        if rng.random_range(0..100) < w.sell_percent {
+            cluster.command(from, BankCommand::Sell { amount: rng.random_range(1..=w.max_amount.max(1)) })?;
+            continue;
+        }
         let out = w.topology.outgoing(from);
         if out.is_empty() {
             continue;
@@ -169,7 +179,7 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
     if !outcome.incomplete.is_empty() {
         return Err(WorkloadError::Incomplete(outcome.incomplete));
     }
-    let end: u64 = outcome.states.iter().map(|b| u64::from(b.jars)).sum();
+    let end: u64 = outcome.states.iter().map(|b| u64::from(b.jars) + u64::from(b.sold)).sum();
     if end != start {
         return Err(WorkloadError::Lost { start, end });
     }
@@ -178,7 +188,8 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
     for (snapshot, initiators) in outcome.snapshots.iter().zip(initiators) {
         verify(&w.topology, &trace, snapshot)
             .map_err(|error| WorkloadError::Verify { snapshot: snapshot.id, error })?;
-        let recorded = snapshot.state.total();
+        let sold: u64 = snapshot.state.processes.iter().map(|b| u64::from(b.sold)).sum();
+        let recorded = snapshot.state.total() + sold;
         if recorded != start {
             return Err(WorkloadError::NotConserved { snapshot: snapshot.id, recorded, ledger: start });
         }
@@ -186,6 +197,7 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
             id: snapshot.id,
             initiators,
             in_houses: snapshot.state.tokens_in_processes(),
+            sold,
             in_transit: snapshot.state.tokens_in_channels(),
             busy_channels: snapshot.state.channels.iter().filter(|c| !c.is_empty()).count(),
         });

@@ -1,11 +1,11 @@
 //! The trace checker on hand-made traces: a correct run passes, and each kind of broken run is
 //! rejected with its specific violation.
 
-use chandy_lamport::bank::{Bank, Jars};
+use chandy_lamport::bank::{Bank, Jars, Sale};
 use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
 use chandy_lamport::trace::{Event, EventKind, MsgId, Trace};
 use chandy_lamport::verify::{check, verify, Clause, VerifyError, Violation};
-use chandy_lamport::{ChannelId, ProcessId, SnapshotId, Topology};
+use chandy_lamport::{ChannelId, Initiators, ProcessId, SnapshotId, Topology};
 
 const S: SnapshotId = SnapshotId(0);
 const P0: ProcessId = ProcessId(0);
@@ -29,7 +29,7 @@ impl Run {
     fn ch(&self, from: ProcessId, to: ProcessId) -> ChannelId {
         self.topology.channel_between(from, to).unwrap()
     }
-    fn push(&mut self, p: ProcessId, kind: EventKind<Jars>) {
+    fn push(&mut self, p: ProcessId, kind: EventKind<Jars, Sale>) {
         self.trace.events.push(Event { process: p, kind, state: self.states[p.index()] });
     }
     fn send(&mut self, p: ProcessId, amount: u32) -> MsgId {
@@ -107,8 +107,9 @@ fn inward_crossing_is_named_with_its_send_and_receipt() {
     r.record(P0, true);
     // P0's send after recording overtakes its marker: P1 receives it before recording.
     let m = {
-        let marker = r.trace.events.pop().unwrap();
+        let mut marker = r.trace.events.pop().unwrap();
         let m = r.send(P0, 3);
+        marker.state = r.states[0];
         r.trace.events.push(marker);
         m
     };
@@ -275,4 +276,116 @@ fn malformed_traces_and_snapshots_are_refused() {
     // A receipt before its send.
     r.trace.events.swap(0, 4);
     assert!(matches!(verify(&r.topology, &r.trace, &s), Err(VerifyError::Check(_))));
+}
+
+/// P1 receives P0's cart, then P0's marker; its recorded state is the one before the receipt.
+fn stale() -> (Run, GlobalSnapshot<Bank>) {
+    let mut r = Run::new();
+    let m = r.send(P0, 3);
+    r.record(P0, true);
+    r.recv(P1, m);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    // P1 really holds 13 at its cut; a stale recording says 10.
+    (r.clone_run(), r.snapshot(7, 10, &[], &[]))
+}
+
+impl Run {
+    fn clone_run(&self) -> Run {
+        Run {
+            topology: self.topology.clone(),
+            trace: self.trace.clone(),
+            states: self.states.clone(),
+            amounts: self.amounts.clone(),
+            next: self.next,
+        }
+    }
+}
+
+#[test]
+fn a_stale_recorded_state_is_caught_by_replaying_the_transitions() {
+    let (r, s) = stale();
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    assert!(report.holds(Clause::LoggedStates));
+    match violation(&r, &s) {
+        Violation::RecordedUnreachable { reason, .. } => {
+            assert!(reason.contains("P1 recorded Bank { jars: 10, sold: 0 }"), "{reason}");
+            assert!(reason.contains("Bank { jars: 13, sold: 0 }"), "{reason}");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(!report.holds(Clause::EndReachable), "replaying from the stale state cannot reach S_end");
+}
+
+#[test]
+fn logged_states_are_never_the_truth_a_doctored_log_is_reported() {
+    // The log claims P1 still holds 10 after the receipt, to match the stale recording.
+    let (mut r, s) = stale();
+    for e in r.trace.events.iter_mut().filter(|e| e.process == P1) {
+        e.state = Bank::new(10);
+    }
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    assert!(!report.holds(Clause::RecordedReachable), "the replay, not the log, decides");
+    match violation(&r, &s) {
+        Violation::LoggedState { event, reason, .. } => {
+            assert_eq!((event.process, event.position), (P1, 3));
+            assert!(reason.contains("P1 logged state Bank { jars: 10, sold: 0 }"), "{reason}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_logged_step_the_application_refuses_is_reported() {
+    let mut r = Run::new();
+    // P0 sends 11 jars while holding 10.
+    r.states[0].jars = 11;
+    r.send(P0, 11);
+    r.record(P0, true);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let s = r.snapshot(0, 10, &[11], &[]);
+    match violation(&r, &s) {
+        Violation::LoggedState { event, reason, .. } => {
+            assert_eq!(event.position, 0);
+            assert!(reason.contains("cannot send Jars(11)"), "{reason}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn internal_steps_are_replayed() {
+    let mut r = Run::new();
+    r.states[0].sell(4).unwrap();
+    r.push(P0, EventKind::Internal { step: Sale(4) });
+    r.record(P0, true);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let mut s = r.snapshot(6, 10, &[], &[]);
+    s.state.processes[0].sold = 4;
+    let v = verify(&r.topology, &r.trace, &s).unwrap();
+    assert_eq!(v.begin.processes[0], Bank { jars: 6, sold: 4 });
+    // The same recording without the sale is not reachable.
+    s.state.processes[0] = Bank::new(10);
+    assert!(matches!(violation(&r, &s), Violation::RecordedUnreachable { .. }));
+}
+
+#[test]
+fn an_initiation_by_a_process_that_may_not_initiate_is_reported() {
+    let (mut r, s) = correct();
+    verify(&r.topology, &r.trace, &s).unwrap();
+    r.trace.initiators = Initiators::Only(vec![P1]);
+    match violation(&r, &s) {
+        Violation::NotAnInitiator { process, event, .. } => {
+            assert_eq!(process, P0);
+            assert_eq!(event.position, 1);
+        }
+        other => panic!("{other}"),
+    }
+    r.trace.initiators = Initiators::Only(vec![P0]);
+    verify(&r.topology, &r.trace, &s).unwrap();
 }

@@ -2,7 +2,8 @@
 //! around it: the cluster must report the panic to a waiter and at shutdown, without hanging
 //! and without leaving a message unreceived.
 
-use chandy_lamport::bank::{Bank, BankCommand, BankError, Jars};
+use chandy_lamport::bank::{Bank, BankCommand, BankError, Jars, Sale};
+use chandy_lamport::core::Refusal;
 use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
 use chandy_lamport::{Application, GlobalSnapshot, ProcessId, SnapshotId, Topology};
 
@@ -26,9 +27,18 @@ pub enum FragileCommand {
 
 impl Application for Fragile {
     type Msg = Jars;
+    type Step = Sale;
+
+    fn on_send(&mut self, to: ProcessId, msg: &Jars) -> Result<(), Refusal> {
+        self.0.on_send(to, msg)
+    }
 
     fn on_message(&mut self, from: ProcessId, msg: &Jars) {
         self.0.on_message(from, msg);
+    }
+
+    fn on_internal(&mut self, step: &Sale) -> Result<(), Refusal> {
+        self.0.on_internal(step)
     }
 }
 
@@ -36,7 +46,7 @@ impl Service for Fragile {
     type Command = FragileCommand;
     type Rejection = BankError;
 
-    fn on_command(&mut self, cmd: FragileCommand, out: &mut Outbox<'_, Jars>) -> Result<(), BankError> {
+    fn on_command(&self, cmd: FragileCommand, out: &mut Outbox<'_, Jars, Sale>) -> Result<(), BankError> {
         match cmd {
             FragileCommand::Transfer(to) => self.0.on_command(BankCommand::Transfer { to, amount: 1 }, out),
             FragileCommand::Burn => std::panic::panic_any(FIRE),

@@ -3,10 +3,11 @@
 //! rules inside each process thread.
 //!
 //! Threads and channels come from the crate's `sync` shim, so loom and shuttle can run this very code.
-//! Threads only ever receive with a blocking `recv`, and shutdown is explicit: on shutdown each
-//! process first records any snapshot it was told of and has not recorded (so a snapshot in
-//! flight completes), then sends a flush on every outgoing channel and keeps handling messages
-//! until a flush has arrived on every incoming channel, so no message is lost.
+//! Threads block only in `recv` (an idle process first does the work a fault variant deferred),
+//! and shutdown is explicit: each process sends a flush on every outgoing channel and keeps
+//! handling messages until a flush has arrived on every incoming channel, so no application
+//! message is lost. Nothing is recorded on a process's behalf at shutdown: a snapshot still open
+//! then is reported as incomplete, never assembled from fabricated parts.
 
 mod collector;
 mod process;
@@ -27,21 +28,36 @@ use collector::{Collector, ToCollector};
 use process::{Input, ProcessExit, ProcessThread};
 
 /// An application the runtime can drive with commands from outside.
-pub trait Service: Application<Msg: Send + 'static> + Send + 'static {
+pub trait Service: Application<Msg: Send + 'static, Step: Send + 'static> + Send + 'static {
     /// A request from outside (e.g. "transfer 3 jars to P2").
     type Command: Send + 'static;
     /// Why a command was refused.
     type Rejection: std::error::Error + Send + 'static;
 
-    /// Handles a command: changes the local state and queues messages to neighbours.
-    fn on_command(&mut self, cmd: Self::Command, out: &mut Outbox<'_, Self::Msg>) -> Result<(), Self::Rejection>;
+    /// Handles a command: looks at the local state and queues the steps that carry it out
+    /// (sends to neighbours, internal steps). The core then applies them in order through the
+    /// application's transitions, so every change of the state is a traced step.
+    fn on_command(
+        &self,
+        cmd: Self::Command,
+        out: &mut Outbox<'_, Self::Msg, Self::Step>,
+    ) -> Result<(), Self::Rejection>;
 }
 
-/// Where a command's messages go; only neighbours can be sent to.
-pub struct Outbox<'a, M> {
+/// A step queued by a command.
+pub(crate) enum Queued<M, S> {
+    /// Send a message on a channel.
+    Send(ChannelId, M),
+    /// An internal step.
+    Internal(S),
+}
+
+/// Where a command's steps go (messages `M`, internal steps `S`); only neighbours can be sent
+/// to.
+pub struct Outbox<'a, M, S> {
     topology: &'a Topology,
     me: ProcessId,
-    queued: &'a mut Vec<(ChannelId, M)>,
+    queued: &'a mut Vec<Queued<M, S>>,
 }
 
 /// A send to a process that is not a neighbour.
@@ -52,8 +68,8 @@ pub struct NotANeighbour {
     pub to: ProcessId,
 }
 
-impl<'a, M> Outbox<'a, M> {
-    pub(crate) fn new(topology: &'a Topology, me: ProcessId, queued: &'a mut Vec<(ChannelId, M)>) -> Self {
+impl<'a, M, S> Outbox<'a, M, S> {
+    pub(crate) fn new(topology: &'a Topology, me: ProcessId, queued: &'a mut Vec<Queued<M, S>>) -> Self {
         Outbox { topology, me, queued }
     }
 
@@ -67,11 +83,16 @@ impl<'a, M> Outbox<'a, M> {
         self.topology.outgoing(self.me).iter().map(|&c| self.topology.channel(c).to)
     }
 
-    /// Queues `msg` for `to`; it leaves when the command returns.
+    /// Queues a send of `msg` to `to`; it happens when the command returns.
     pub fn send(&mut self, to: ProcessId, msg: M) -> Result<(), NotANeighbour> {
         let channel = self.topology.channel_between(self.me, to).ok_or(NotANeighbour { to })?;
-        self.queued.push((channel, msg));
+        self.queued.push(Queued::Send(channel, msg));
         Ok(())
+    }
+
+    /// Queues internal step `step`; it happens when the command returns, in queue order.
+    pub fn internal(&mut self, step: S) {
+        self.queued.push(Queued::Internal(step));
     }
 }
 
@@ -169,7 +190,8 @@ pub struct Outcome<A: Application> {
     pub states: Vec<A>,
     /// Every global snapshot assembled, by id.
     pub snapshots: Vec<GlobalSnapshot<A>>,
-    /// Snapshots initiated but never complete (only a fault variant can leave one).
+    /// Snapshots initiated but never assembled: still open at shutdown (wait for a snapshot
+    /// with [`Cluster::wait`] before shutting down to have it complete), or broken by a fault.
     pub incomplete: Vec<SnapshotId>,
     /// The run, when tracing was on.
     pub trace: Option<Trace<A>>,
@@ -279,8 +301,9 @@ impl<A: Service> Cluster<A> {
         rx.recv().map_err(|_| RuntimeError::Stopped)?
     }
 
-    /// Stops every process without losing a message, completes snapshots still in flight, and
-    /// returns the final states, every snapshot and (when tracing) the trace.
+    /// Stops every process without losing an application message and returns the final states,
+    /// every snapshot assembled, the ids of those still open (incomplete) and, when tracing, the
+    /// trace.
     pub fn shutdown(mut self) -> Result<Outcome<A>, RuntimeError> {
         let ids = self.send_shutdown();
         let mut exits = Vec::with_capacity(self.threads.len());
@@ -317,14 +340,17 @@ impl<A: Service> Cluster<A> {
             rejected.extend(exit.rejected);
         }
         let initial = std::mem::take(&mut self.initial);
-        let trace = if self.options.trace { Some(Trace::merge(initial, logs)?) } else { None };
+        let trace = match self.options.trace {
+            true => Some(Trace::merge(initial, logs)?.with_initiators(self.options.initiators.clone())),
+            false => None,
+        };
         let incomplete = ids.into_iter().filter(|id| !collected.snapshots.iter().any(|s| s.id == *id)).collect();
         Ok(Outcome { states, snapshots: collected.snapshots, incomplete, trace, rejected })
     }
 }
 
 impl<A: Service> Cluster<A> {
-    /// Tells every process to shut down; returns the snapshot ids it was told to complete.
+    /// Tells every process to shut down; returns the snapshot ids initiated so far.
     fn initiated(&self) -> std::sync::MutexGuard<'_, HashMap<SnapshotId, Vec<ProcessId>>> {
         self.initiated.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -334,7 +360,7 @@ impl<A: Service> Cluster<A> {
         ids.sort();
         for inbox in &self.inboxes {
             // A process thread that has stopped has nothing left to shut down.
-            let _ = inbox.send(Input::Shutdown { snapshots: ids.clone() });
+            let _ = inbox.send(Input::Shutdown);
         }
         ids
     }

@@ -4,11 +4,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::collector::ToCollector;
-use super::{Options, Outbox, Rejected, RuntimeError, Service};
+use super::{Options, Outbox, Queued, Rejected, RuntimeError, Service};
 use crate::core::{CoreError, Effect, Message, Process, SnapshotId};
 use crate::sync::mpsc;
 use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::{Event, MsgId, StepInput, Tracer};
+use crate::trace::{Event, EventKind, MsgId, StepInput, Tracer};
 
 /// What a process thread receives.
 pub(crate) enum Input<A: Service> {
@@ -20,8 +20,9 @@ pub(crate) enum Input<A: Service> {
     Deliver { channel: ChannelId, wire: Wire<A::Msg> },
     /// The sender of `channel` has shut down: nothing more will arrive on it.
     Flush { channel: ChannelId },
-    /// Shut down: record the listed snapshots if not yet recorded, flush, drain.
-    Shutdown { snapshots: Vec<SnapshotId> },
+    /// Shut down: flush, then drain. Snapshots this process has not recorded stay unrecorded
+    /// here unless a marker still arrives: nothing is recorded on its behalf.
+    Shutdown,
 }
 
 /// A message as it travels: application messages carry their id for the trace.
@@ -47,7 +48,7 @@ pub(crate) struct ProcessThread<A: Service> {
     log: Vec<Event<A>>,
     rejected: Vec<Rejected>,
     effects: Vec<Effect<A::Msg>>,
-    queued: Vec<(ChannelId, A::Msg)>,
+    queued: Vec<Queued<A::Msg, A::Step>>,
     next_msg: u64,
     /// `Shutdown` has arrived.
     shutting_down: bool,
@@ -99,8 +100,23 @@ impl<A: Service> ProcessThread<A> {
     /// forever and no message is left unreceived.
     pub(crate) fn run(mut self) -> Result<ProcessExit<A>, RuntimeError> {
         loop {
-            let Ok(input) = self.inbox.recv() else {
-                return Err(self.failure.unwrap_or(RuntimeError::Stopped));
+            let input = match self.inbox.try_recv() {
+                Ok(input) => input,
+                Err(_) => {
+                    // Idle: work a fault variant deferred happens now.
+                    if self.failure.is_none() && self.core.has_deferred() {
+                        self.core.flush(&self.topology, &mut self.effects);
+                        if let Err(e) = self.apply(StepInput::Idle) {
+                            let _ = self.collector.send(ToCollector::Failed(e.clone()));
+                            self.failure = Some(e);
+                            self.flush();
+                        }
+                    }
+                    let Ok(input) = self.inbox.recv() else {
+                        return Err(self.failure.unwrap_or(RuntimeError::Stopped));
+                    };
+                    input
+                }
             };
             if self.failure.is_some() {
                 self.drain(input);
@@ -137,7 +153,7 @@ impl<A: Service> ProcessThread<A> {
     fn drain(&mut self, input: Input<A>) {
         match input {
             Input::Flush { channel } => self.mark_flushed(channel),
-            Input::Shutdown { .. } => self.shutting_down = true,
+            Input::Shutdown => self.shutting_down = true,
             Input::Command(_) | Input::Initiate(_) | Input::Deliver { .. } => {}
         }
     }
@@ -168,14 +184,12 @@ impl<A: Service> ProcessThread<A> {
                 self.mark_flushed(channel);
                 Ok(())
             }
-            Input::Shutdown { snapshots } => {
+            Input::Shutdown => {
                 self.shutting_down = true;
-                // Record every snapshot not yet recorded here (as one more initiator), so the
-                // markers of all snapshots precede the flush on every channel.
-                for snapshot in snapshots {
-                    if !self.core.has_recorded(snapshot) {
-                        self.initiate(snapshot)?;
-                    }
+                // Deferred work first, so that its markers precede the flush.
+                if self.core.has_deferred() {
+                    self.core.flush(&self.topology, &mut self.effects);
+                    self.apply(StepInput::Idle)?;
                 }
                 self.flush();
                 Ok(())
@@ -190,16 +204,37 @@ impl<A: Service> ProcessThread<A> {
     fn command(&mut self, cmd: A::Command) -> Result<(), RuntimeError> {
         let me = self.core.id();
         let mut queued = std::mem::take(&mut self.queued);
-        let result = self.core.app_mut().on_command(cmd, &mut Outbox::new(&self.topology, me, &mut queued));
+        let result = self.core.app().on_command(cmd, &mut Outbox::new(&self.topology, me, &mut queued));
         if let Err(reason) = result {
             self.rejected.push(Rejected { process: me, reason: reason.to_string() });
         }
-        for (channel, msg) in queued.drain(..) {
-            let id = MsgId::new(me, self.next_msg);
-            self.next_msg += 1;
-            let result = self.core.send(&self.topology, channel, msg, &mut self.effects);
-            result.map_err(|e| self.core_error(e))?;
-            self.apply(StepInput::Send(id))?;
+        for step in queued.drain(..) {
+            let (result, input) = match step {
+                Queued::Send(channel, msg) => {
+                    let id = MsgId::new(me, self.next_msg);
+                    (self.core.send(&self.topology, channel, msg, &mut self.effects), StepInput::Send(id))
+                }
+                Queued::Internal(step) => {
+                    let result = self.core.internal(&self.topology, &step, &mut self.effects);
+                    if result.is_ok() && self.trace {
+                        Tracer::event(&mut self.log, me, EventKind::Internal { step }, self.core.app());
+                    }
+                    (result, StepInput::Idle)
+                }
+            };
+            match result {
+                Ok(()) => {
+                    if let StepInput::Send(_) = input {
+                        self.next_msg += 1;
+                    }
+                    self.apply(input)?;
+                }
+                // The application refused the step: nothing changed, the command is rejected.
+                Err(CoreError::Refused { reason, .. }) => {
+                    self.rejected.push(Rejected { process: me, reason: reason.to_string() });
+                }
+                Err(e) => return Err(self.core_error(e)),
+            }
         }
         self.queued = queued;
         Ok(())

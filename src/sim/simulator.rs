@@ -174,12 +174,10 @@ impl Simulator {
             .channel_between(from, to)
             .ok_or_else(|| SimError::NoLink { from: name(from), to: name(to) })?;
         let process = &mut self.processes[from.index()];
-        let jars = process.app_mut().withdraw(tokens).map_err(|error| SimError::Bank { process: name(from), error })?;
+        // The bank's own check, for its error; the core's send then debits the house.
+        let jars = process.app().clone().withdraw(tokens).map_err(|error| SimError::Bank { process: name(from), error })?;
         let mut effects = Vec::new();
-        if let Err(e) = process.send(&self.topology, channel, jars, &mut effects) {
-            process.app_mut().jars += tokens;
-            return Err(e.into());
-        }
+        process.send(&self.topology, channel, jars, &mut effects)?;
         let id = MsgId::new(from, self.next_msg[from.index()]);
         self.next_msg[from.index()] += 1;
         self.carry_out(from, StepInput::Send(id), effects)?;
@@ -240,7 +238,13 @@ impl Simulator {
     pub fn run_to_completion(&mut self) -> Result<bool, SimError> {
         let mut busy = 0;
         while !self.all_complete() {
-            let Some(due) = self.next_due() else { return Ok(false) };
+            let Some(due) = self.next_due() else {
+                // Idle: deferred work (only a fault variant defers any) happens now.
+                if self.flush()? {
+                    continue;
+                }
+                return Ok(false);
+            };
             if busy >= self.tick_limit {
                 return Ok(false);
             }
@@ -264,6 +268,21 @@ impl Simulator {
             trace: self.trace,
             time: self.time,
         }
+    }
+
+    /// Every process with deferred work does it; returns whether any did.
+    fn flush(&mut self) -> Result<bool, SimError> {
+        let mut any = false;
+        for i in 0..self.processes.len() {
+            let p = ProcessId(i as u16);
+            if self.processes[i].has_deferred() {
+                let mut effects = Vec::new();
+                self.processes[p.index()].flush(&self.topology, &mut effects);
+                self.carry_out(p, StepInput::Idle, effects)?;
+                any = true;
+            }
+        }
+        Ok(any)
     }
 
     /// The earliest tick at which some link can deliver.
