@@ -718,8 +718,11 @@ impl<A: Application> Process<A> {
         let outgoing = topology.outgoing(self.id);
         // skip-one-marker: no marker on the last outgoing channel.
         let n = outgoing.len() - usize::from(self.variant == Variant::SkipOneMarker && !outgoing.is_empty());
+        let copies = if self.variant == Variant::DoubleMarker { 2 } else { 1 };
         for &channel in &outgoing[..n] {
-            out.push(Effect::Send { channel, message: Message::Marker(snapshot) });
+            for _ in 0..copies {
+                out.push(Effect::Send { channel, message: Message::Marker(snapshot) });
+            }
         }
     }
 

@@ -438,7 +438,10 @@ mod tests {
         let c01 = t.channel_between(ProcessId(0), ProcessId(1)).unwrap();
         let id = MsgId::new(ProcessId(0), 0);
         let logs = vec![
-            vec![ev(0, EventKind::Internal { step: Sale(1) }), ev(0, EventKind::Send { channel: c01, id, msg: Jars(1) })],
+            vec![
+                ev(0, EventKind::Internal { step: Sale(1) }),
+                ev(0, EventKind::Send { channel: c01, id, msg: Jars(1) }),
+            ],
             vec![ev(1, EventKind::Receive { channel: c01, id }), ev(1, EventKind::Internal { step: Sale(1) })],
         ];
         let trace = Trace::merge(vec![Bank::new(1), Bank::new(0)], logs).unwrap();

@@ -40,6 +40,8 @@ pub enum Variant {
     SkipOneMarker,
     /// A message recorded on a channel is recorded once more when the channel's record closes.
     RecordTwice,
+    /// On recording, a process sends every marker twice; the receiver's core refuses the second.
+    DoubleMarker,
     /// Channel fault: any message in transit may be delivered, not just the head.
     NonFifo,
     /// Channel fault: markers may be lost in transit.
@@ -56,7 +58,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 15] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -69,6 +71,7 @@ impl Variant {
         Variant::SwapRecord,
         Variant::SkipOneMarker,
         Variant::RecordTwice,
+        Variant::DoubleMarker,
         Variant::NonFifo,
         Variant::LoseMarkers,
     ];
@@ -88,6 +91,7 @@ impl Variant {
             Variant::SwapRecord => "swap-record",
             Variant::SkipOneMarker => "skip-one-marker",
             Variant::RecordTwice => "record-twice",
+            Variant::DoubleMarker => "double-marker",
             Variant::NonFifo => "non-fifo",
             Variant::LoseMarkers => "lose-markers",
         }
@@ -114,6 +118,9 @@ impl Variant {
             Variant::SwapRecord => "with two snapshots in flight, a marker of one closes the other's channel record",
             Variant::SkipOneMarker => "on recording, a process sends no marker on its last outgoing channel",
             Variant::RecordTwice => "each message recorded on a channel is recorded once more when the record closes",
+            Variant::DoubleMarker => {
+                "on recording, a process sends every marker twice (the receiver refuses the second)"
+            }
             Variant::NonFifo => "(channel) any message in transit may be delivered, not just the head",
             Variant::LoseMarkers => "(channel) markers may be lost in transit",
         }

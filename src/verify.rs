@@ -636,7 +636,11 @@ impl<'t, A: Application> Checker<'t, A> {
         for (position, e) in self.trace.events.iter().enumerate() {
             if let Err(reason) = self.transition(position, &mut states) {
                 let reason = format!("the logged step cannot happen: {reason}");
-                self.violations.push(Violation::LoggedState { snapshot: self.snapshot.id, event: self.at(position), reason });
+                self.violations.push(Violation::LoggedState {
+                    snapshot: self.snapshot.id,
+                    event: self.at(position),
+                    reason,
+                });
                 return;
             }
             let replayed = &states[e.process.index()];
@@ -646,7 +650,11 @@ impl<'t, A: Application> Checker<'t, A> {
                     self.topology.name(e.process),
                     e.state
                 );
-                self.violations.push(Violation::LoggedState { snapshot: self.snapshot.id, event: self.at(position), reason });
+                self.violations.push(Violation::LoggedState {
+                    snapshot: self.snapshot.id,
+                    event: self.at(position),
+                    reason,
+                });
                 return;
             }
         }

@@ -2,12 +2,12 @@
 //! API use refused with typed errors; a panicking application surfaces as an error.
 
 use chandy_lamport::bank::{Bank, BankCommand, Jars, Sale};
+use chandy_lamport::core::Refusal;
 use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
 use chandy_lamport::topology::{Initiators, TopologyError};
 use chandy_lamport::trace::EventKind;
 use chandy_lamport::verify::{unterminated, verify};
 use chandy_lamport::workload::{run, Workload};
-use chandy_lamport::core::Refusal;
 use chandy_lamport::{Application, ProcessId, SnapshotId, Topology, Variant};
 
 fn workload(topology: Topology, seed: u64) {

@@ -15,6 +15,8 @@ pub struct Explored {
     pub interleavings: usize,
     /// Of those, how many recorded a jar in transit in some snapshot.
     pub with_jars_in_transit: usize,
+    /// Of those, how many left a snapshot open at shutdown.
+    pub with_open: usize,
 }
 
 fn builder(preemption_bound: Option<usize>) -> loom::model::Builder {
@@ -45,10 +47,11 @@ where
     let explored = Explored {
         interleavings: counters.runs.load(Ordering::Relaxed),
         with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed),
+        with_open: counters.with_open.load(Ordering::Relaxed),
     };
     println!(
-        "{name}: {} interleavings explored (preemption bound {preemption_bound:?}), {} recorded jars in transit",
-        explored.interleavings, explored.with_jars_in_transit
+        "{name}: {} interleavings explored (preemption bound {preemption_bound:?}), {} recorded jars in transit, {} left a snapshot open at shutdown",
+        explored.interleavings, explored.with_jars_in_transit, explored.with_open
     );
     explored
 }

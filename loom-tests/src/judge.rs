@@ -1,10 +1,29 @@
-//! What a correct run must show: every snapshot assembled, accepted by the trace checker and
-//! conserving the ledger, and every jar still in a house once the cluster has shut down.
+//! What a correct run must show: no cart lost or left unhandled, no house recording a snapshot
+//! that no initiation or marker told it of, every snapshot that was waited for assembled, every
+//! assembled snapshot accepted by the trace checker and conserving the ledger, and every snapshot
+//! left open at shutdown reported incomplete, with nothing but the shutdown to explain why.
+//!
+//! # Snapshots open at shutdown
+//!
+//! The runtime records nothing on a house's behalf at shutdown: a house that handles `Shutdown`
+//! sends a flush on each outgoing channel and keeps handling what arrives until every incoming
+//! channel is flushed, then exits. Everything a house sent before its flush is received
+//! (channels are FIFO and the receiver waits for the flush), but a marker sent after it — by a
+//! house that records on a marker arriving after its own `Shutdown` — may find the receiver
+//! gone. So a snapshot initiated and not waited for may end either assembled (and then it must
+//! verify like any other) or open: reported in [`Outcome::incomplete`], with the trace showing it
+//! unterminated, and every part of clause (e) it breaks explained by the shutdown
+//! ([`open_at_shutdown`]): a house that never recorded was neither asked to initiate nor sent a
+//! marker it received, and a channel record that never closed belongs to a sender that never
+//! recorded, or whose marker did leave. A house that recorded and sent no marker on some channel,
+//! or received a marker and never recorded, is a fault, not a shutdown.
 
-use chandy_lamport::bank::{Bank, Jars};
+use std::collections::HashSet;
+
+use chandy_lamport::bank::{Bank, Jars, Sale};
 use chandy_lamport::runtime::{Outcome, RuntimeError};
 use chandy_lamport::verify::{unterminated, verify, VerifyError};
-use chandy_lamport::{EventKind, GlobalSnapshot, SnapshotId, Topology, Violation};
+use chandy_lamport::{EventKind, GlobalSnapshot, ProcessId, SnapshotId, Topology, Trace, Violation};
 
 /// Why a run is wrong. A scenario run under loom or shuttle panics with this as the payload
 /// (`std::panic::panic_any`), so a test can tell which check failed.
@@ -12,13 +31,25 @@ use chandy_lamport::{EventKind, GlobalSnapshot, SnapshotId, Topology, Violation}
 pub enum Failure {
     /// The cluster itself failed (start, a request, or shutdown).
     Runtime(RuntimeError),
-    /// The trace checker rejected a snapshot; for a snapshot never assembled, clause (e) from
-    /// [`unterminated`].
+    /// The trace checker rejected a snapshot; for a snapshot never assembled, a part of clause
+    /// (e) from [`unterminated`] that the shutdown does not explain.
     Violation(Violation),
     /// The trace checker could not judge a snapshot (malformed trace or snapshot).
     Unjudgeable(String),
     /// A snapshot was never assembled, yet the trace shows it terminated.
     Unassembled(SnapshotId),
+    /// The outcome's list of incomplete snapshots is wrong about this one (it lists a snapshot
+    /// that was assembled or never initiated, or leaves out one that was never assembled).
+    Misreported(SnapshotId),
+    /// A house recorded a snapshot that it was neither asked to initiate nor had received a
+    /// marker of: a recording no initiation or marker caused (as a shutdown that "completes" a
+    /// snapshot by recording on a house's behalf would make).
+    Uncaused {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The house.
+        process: ProcessId,
+    },
     /// A snapshot's recorded jars (houses plus channels) differ from the ledger.
     NotConserved {
         /// The snapshot.
@@ -42,7 +73,8 @@ pub enum Failure {
         /// Carts sent.
         sent: usize,
     },
-    /// Carts or markers were sent but never received before the cluster stopped.
+    /// Carts, or the markers of a snapshot that was assembled, were sent but never received
+    /// before the cluster stopped.
     Undelivered {
         /// `"carts"` or `"markers"`.
         what: &'static str,
@@ -53,7 +85,8 @@ pub enum Failure {
     },
     /// A house refused a transfer (the scenarios give every house enough jars).
     Refused(String),
-    /// A snapshot returned by `wait` differs from the one the cluster reports at shutdown.
+    /// A snapshot returned by `wait` differs from the one the cluster reports at shutdown, or
+    /// is missing there.
     WaitedDiffers(SnapshotId),
     /// An application panicked and the cluster did not report it as expected.
     PanicNotReported {
@@ -69,8 +102,10 @@ pub enum Failure {
 pub struct Judged {
     /// Jars in the system (the ledger).
     pub ledger: u64,
-    /// Jars recorded in transit, per snapshot, by id.
+    /// Jars recorded in transit, per assembled snapshot, by id.
     pub in_transit: Vec<u64>,
+    /// Snapshots left open at shutdown (reported incomplete, and explained by the shutdown).
+    pub open: Vec<SnapshotId>,
 }
 
 /// A run that passed, as the explorations count it.
@@ -78,17 +113,28 @@ pub trait Passed {
     /// Whether some snapshot recorded a jar in transit (an exploration that never does has not
     /// reached the cuts where channel recording matters).
     fn jars_in_transit(&self) -> bool;
+
+    /// Whether some snapshot was left open at shutdown.
+    fn left_open(&self) -> bool;
 }
 
 impl Passed for Judged {
     fn jars_in_transit(&self) -> bool {
         self.in_transit.iter().any(|&jars| jars > 0)
     }
+
+    fn left_open(&self) -> bool {
+        !self.open.is_empty()
+    }
 }
 
 /// A run with nothing to count (the burning house's).
 impl Passed for () {
     fn jars_in_transit(&self) -> bool {
+        false
+    }
+
+    fn left_open(&self) -> bool {
         false
     }
 }
@@ -101,6 +147,8 @@ pub struct Tally {
     pub runs: std::sync::atomic::AtomicUsize,
     /// Passing runs in which some snapshot recorded a jar in transit.
     pub with_jars_in_transit: std::sync::atomic::AtomicUsize,
+    /// Passing runs in which some snapshot was left open at shutdown.
+    pub with_open: std::sync::atomic::AtomicUsize,
 }
 
 impl Tally {
@@ -114,6 +162,9 @@ impl Tally {
                 if passed.jars_in_transit() {
                     self.with_jars_in_transit.fetch_add(1, Relaxed);
                 }
+                if passed.left_open() {
+                    self.with_open.fetch_add(1, Relaxed);
+                }
             }
             Err(failure) => std::panic::panic_any(failure),
         }
@@ -125,16 +176,29 @@ impl Tally {
 pub struct Requests {
     /// Transfer commands issued (the scenarios give every house enough jars for all of them).
     pub transfers: usize,
-    /// Snapshot ids initiated (an id initiated at two houses appears twice).
-    pub initiated: Vec<SnapshotId>,
-    /// The snapshots `wait` returned.
+    /// Initiations: each snapshot id with the house asked to initiate it (an id initiated at
+    /// two houses appears twice).
+    pub initiated: Vec<(SnapshotId, ProcessId)>,
+    /// The snapshots `wait` returned (all of them before shutdown).
     pub waited: Vec<GlobalSnapshot<Bank>>,
 }
 
-/// Judges a traced run of the bank on `topology`: no transfer refused, unhandled or lost, every
-/// cart and marker sent also received, then each snapshot in id order with [`verify`] (or
-/// [`unterminated`] when it was never assembled) and for conservation. Returns the first
-/// failure.
+type Kind = EventKind<Jars, Sale>;
+
+/// Judges a traced run of the bank on `topology`, returning the first failure:
+/// 1. no transfer refused, unhandled or lost, and every cart sent also received (the runtime
+///    never loses an application message, shutdown or not);
+/// 2. every recording caused by an initiation the main thread asked for, or by a marker the
+///    house had received ([`Failure::Uncaused`]);
+/// 3. each snapshot in id order: when assembled, accepted by [`verify`], conserving the ledger,
+///    equal to what `wait` returned, and every one of its markers received; when not, not
+///    waited for, reported incomplete, shown unterminated by [`unterminated`], and every part
+///    of clause (e) it breaks explained by the shutdown ([`open_at_shutdown`]);
+/// 4. the outcome reports as incomplete exactly the snapshots initiated and never assembled.
+///
+/// Only markers may go unreceived, and only those of a snapshot left open: a scenario that waits
+/// for every snapshot before shutting down has every snapshot assembled, so every marker of its
+/// run must be received, as before the runtime stopped completing snapshots at shutdown.
 ///
 /// Loom itself catches a message sent to a thread that has stopped ("Messages leaked"), but
 /// drains a stopped thread's inbox silently; the counts here catch what was left in one.
@@ -148,29 +212,47 @@ pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) 
     if end != ledger {
         return Err(Failure::Lost { start: ledger, end });
     }
-    let count = |kind: fn(&EventKind<Jars>) -> bool| trace.events.iter().filter(|e| kind(&e.kind)).count();
-    let sent = count(|k| matches!(k, EventKind::Send { .. }));
+    let count = |kind: &dyn Fn(&Kind) -> bool| trace.events.iter().filter(|e| kind(&e.kind)).count();
+    let sent = count(&|k| matches!(k, EventKind::Send { .. }));
     if sent != requests.transfers {
         return Err(Failure::Unhandled { commanded: requests.transfers, sent });
     }
-    let received = count(|k| matches!(k, EventKind::Receive { .. }));
+    let received = count(&|k| matches!(k, EventKind::Receive { .. }));
     if received != sent {
         return Err(Failure::Undelivered { what: "carts", sent, received });
     }
-    let (sent, received) =
-        (count(|k| matches!(k, EventKind::MarkerSend { .. })), count(|k| matches!(k, EventKind::MarkerReceive { .. })));
-    if received != sent {
-        return Err(Failure::Undelivered { what: "markers", sent, received });
-    }
-    let mut ids = requests.initiated.clone();
+    caused(requests, trace)?;
+    let mut ids: Vec<SnapshotId> = requests.initiated.iter().map(|&(id, _)| id).collect();
     ids.sort();
     ids.dedup();
+    if let Some(&id) = outcome.incomplete.iter().find(|id| !ids.contains(id)) {
+        return Err(Failure::Misreported(id));
+    }
     let mut in_transit = Vec::with_capacity(ids.len());
+    let mut open = Vec::new();
     for id in ids {
+        let waited = requests.waited.iter().find(|w| w.id == id);
+        let reported_open = outcome.incomplete.contains(&id);
         let Some(snapshot) = outcome.snapshots.iter().find(|s| s.id == id) else {
+            if waited.is_some() {
+                return Err(Failure::WaitedDiffers(id));
+            }
             let violations = unterminated(topology, trace, id).map_err(|e| Failure::Unjudgeable(e.to_string()))?;
-            return Err(violations.into_iter().next().map_or(Failure::Unassembled(id), Failure::Violation));
+            if violations.is_empty() {
+                return Err(Failure::Unassembled(id));
+            }
+            if let Some(v) = violations.into_iter().find(|v| !open_at_shutdown(topology, requests, trace, v)) {
+                return Err(Failure::Violation(v));
+            }
+            if !reported_open {
+                return Err(Failure::Misreported(id));
+            }
+            open.push(id);
+            continue;
         };
+        if reported_open {
+            return Err(Failure::Misreported(id));
+        }
         verify(topology, trace, snapshot).map_err(|e| match e {
             VerifyError::Violation(v) => Failure::Violation(v),
             VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
@@ -179,10 +261,73 @@ pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) 
         if recorded != ledger {
             return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
         }
-        if requests.waited.iter().any(|w| w.id == id && w != snapshot) {
+        if waited.is_some_and(|w| w != snapshot) {
             return Err(Failure::WaitedDiffers(id));
+        }
+        // Every marker of an assembled snapshot was received: each house sends one on each
+        // outgoing channel, and each channel's record closed on one.
+        let sent = count(&|k| matches!(*k, EventKind::MarkerSend { snapshot, .. } if snapshot == id));
+        let received = count(&|k| matches!(*k, EventKind::MarkerReceive { snapshot, .. } if snapshot == id));
+        if received != sent {
+            return Err(Failure::Undelivered { what: "markers", sent, received });
         }
         in_transit.push(snapshot.state.tokens_in_channels());
     }
-    Ok(Judged { ledger, in_transit })
+    Ok(Judged { ledger, in_transit, open })
+}
+
+/// Every `Record` event in `trace` has a cause: an initiation at that house that the main
+/// thread asked for, or a marker of that snapshot the house received before recording.
+fn caused(requests: &Requests, trace: &Trace<Bank>) -> Result<(), Failure> {
+    let mut markers_received = HashSet::new();
+    for e in &trace.events {
+        match e.kind {
+            EventKind::MarkerReceive { snapshot, .. } => {
+                markers_received.insert((snapshot, e.process));
+            }
+            EventKind::Record { snapshot, initiated } => {
+                let cause = match initiated {
+                    true => requests.initiated.contains(&(snapshot, e.process)),
+                    false => markers_received.contains(&(snapshot, e.process)),
+                };
+                if !cause {
+                    return Err(Failure::Uncaused { snapshot, process: e.process });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a part of clause (e) that a snapshot left open breaks is explained by the shutdown
+/// (see the module documentation):
+/// - a house that never recorded: it was not asked to initiate the snapshot (an initiation
+///   reaches a house before its `Shutdown`, so it is always handled) and received none of its
+///   markers (the correct rules record on the first);
+/// - a channel record never closed: its sender never recorded (and so owed no marker; whether
+///   that is explained is the sender's own part), or its sender did send the marker on it, and
+///   the marker, unreceived, left after the sender's flush and found the receiver gone.
+///
+/// A sender that recorded without sending a marker on some channel is never explained.
+pub fn open_at_shutdown(topology: &Topology, requests: &Requests, trace: &Trace<Bank>, violation: &Violation) -> bool {
+    let happened = |what: &dyn Fn(&Kind, ProcessId) -> bool| trace.events.iter().any(|e| what(&e.kind, e.process));
+    match *violation {
+        Violation::NotRecorded { snapshot, process } => {
+            !requests.initiated.contains(&(snapshot, process))
+                && !happened(&|k, p| {
+                    p == process && matches!(*k, EventKind::MarkerReceive { snapshot: s, .. } if s == snapshot)
+                })
+        }
+        Violation::NotClosed { snapshot, channel } => {
+            let sender = topology.channel(channel).from;
+            let recorded =
+                happened(&|k, p| p == sender && matches!(*k, EventKind::Record { snapshot: s, .. } if s == snapshot));
+            let marker_left = happened(
+                &|k, _| matches!(*k, EventKind::MarkerSend { snapshot: s, channel: c } if s == snapshot && c == channel),
+            );
+            !recorded || marker_left
+        }
+        _ => false,
+    }
 }

@@ -106,11 +106,57 @@ impl Scenario {
     }
 
     /// [`Scenario::exchange`] without the wait: the cluster is shut down while the snapshot may
-    /// still be in flight, and shutdown must complete it and deliver every cart.
+    /// still be in flight. Shutdown must deliver every cart; the snapshot may end assembled (and
+    /// must then verify) or open, reported incomplete, with only the shutdown to explain it (see
+    /// [`crate::judge`]).
     pub fn in_flight_at_shutdown(n: usize) -> Self {
-        let mut scenario = Self::exchange(n);
-        scenario.steps.retain(|step| !matches!(step, Step::Wait { .. }));
-        scenario
+        Self::exchange(n).unwaited()
+    }
+
+    /// The same script without its waits: the cluster is shut down while its snapshots may
+    /// still be in flight (see [`Scenario::in_flight_at_shutdown`]).
+    pub fn unwaited(mut self) -> Self {
+        self.steps.retain(|step| !matches!(step, Step::Wait { .. }));
+        self
+    }
+
+    /// Complete graph of `n` houses: `P(n-1)` sends `P0` a cart of 1 jar, then one of 2, `P0`
+    /// initiates snapshot 0, then carts around the ring from `P0` to `P(n-1)`; wait for the
+    /// snapshot. `P(n-1)` handles both transfers before any marker reaches it, so when both
+    /// carts reach `P0` after it recorded, the record of `P(n-1) -> P0` holds two different
+    /// carts, in the order they were sent.
+    pub fn two_carts_in_flight(n: usize) -> Self {
+        let last = (n - 1) as u16;
+        let steps = [
+            Step::Transfer { from: last, to: 0, amount: 1 },
+            Step::Transfer { from: last, to: 0, amount: 2 },
+            Step::Initiate { snapshot: 0, at: 0 },
+        ]
+        .into_iter()
+        .chain(ring(n, 0).take(n - 1))
+        .chain([Step::Wait { snapshot: 0 }]);
+        complete(n, steps)
+    }
+
+    /// Complete graph of `n` houses: `P0` initiates snapshots 0 and 1 (its inbox holds both
+    /// initiations before anything else, so it records both before any marker reaches it), then
+    /// `P(n-1)` initiates 0, sends `P0` a cart and initiates 1, then carts around the ring from
+    /// `P1` to `P(n-1)`; wait for both. When `P(n-1)` records 1 only after sending the cart, the
+    /// cart is in flight on `P(n-1) -> P0` for snapshot 1 and not for 0: it travels between
+    /// the channel's two markers, both arriving while `P0` records both snapshots.
+    pub fn two_snapshots_around_a_cart(n: usize) -> Self {
+        let last = (n - 1) as u16;
+        let steps = [
+            Step::Initiate { snapshot: 0, at: 0 },
+            Step::Initiate { snapshot: 1, at: 0 },
+            Step::Initiate { snapshot: 0, at: last },
+            Step::Transfer { from: last, to: 0, amount: 1 },
+            Step::Initiate { snapshot: 1, at: last },
+        ]
+        .into_iter()
+        .chain(ring(n, 1).take(n.saturating_sub(2)))
+        .chain([Step::Wait { snapshot: 0 }, Step::Wait { snapshot: 1 }]);
+        complete(n, steps)
     }
 
     /// `P0` with a one-way channel to each of `n - 1` houses and no way back; only `P0` may
@@ -140,7 +186,7 @@ impl Scenario {
                     cluster.command(ProcessId(from), transfer)
                 }
                 Step::Initiate { snapshot, at } => {
-                    requests.initiated.push(SnapshotId(snapshot));
+                    requests.initiated.push((SnapshotId(snapshot), ProcessId(at)));
                     cluster.initiate(SnapshotId(snapshot), ProcessId(at))
                 }
                 Step::Wait { snapshot } => cluster.wait(SnapshotId(snapshot)).map(|s| requests.waited.push(s)),

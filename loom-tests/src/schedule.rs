@@ -60,6 +60,8 @@ pub struct Checked {
     pub schedules: usize,
     /// Of those, how many recorded a jar in transit in some snapshot.
     pub with_jars_in_transit: usize,
+    /// Of those, how many left a snapshot open at shutdown.
+    pub with_open: usize,
 }
 
 fn model<F, T>(counters: &Arc<Tally>, run: F) -> impl Fn() + Send + Sync + 'static
@@ -84,11 +86,14 @@ where
 {
     let counters = Arc::new(Tally::default());
     let ran = schedules.runner(true).run(model(&counters, run));
-    let checked =
-        Checked { schedules: ran, with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed) };
+    let checked = Checked {
+        schedules: ran,
+        with_jars_in_transit: counters.with_jars_in_transit.load(Ordering::Relaxed),
+        with_open: counters.with_open.load(Ordering::Relaxed),
+    };
     println!(
-        "{name}: {ran} schedules ({schedules:?}) passed, {} recorded jars in transit",
-        checked.with_jars_in_transit
+        "{name}: {ran} schedules ({schedules:?}) passed, {} recorded jars in transit, {} left a snapshot open at shutdown",
+        checked.with_jars_in_transit, checked.with_open
     );
     checked
 }

@@ -1,14 +1,83 @@
-//! Full mode's ghost data: small counters and flags, updated on every step, from which every
-//! clause of the theorem can be judged on the current state alone (no per-path history).
+//! Full mode's ghost data: flags, counters and short lists of carts, updated on every step,
+//! from which every clause of the theorem can be judged on the current state alone (no
+//! per-path history).
 //!
-//! Each counter mirrors a quantity of the trace checker's literal replay (see
+//! Each item mirrors a quantity of the trace checker's literal replay (see
 //! `chandy_lamport::verify`), so full and literal modes reach the same verdicts. For snapshot
-//! `s`, a message is *pre-cut* when sent before its sender recorded `s` (its tag bit `s` is
-//! clear); a receipt is pre-cut when its receiver had not recorded `s`; a theft counts with its
-//! message. Counters start when `s` is first initiated (before that every cart is pre-cut and
-//! nothing needs remembering), and the replay counters are dropped once `s` completes.
+//! `s`, a cart is *pre-cut* when sent before its sender recorded `s` (its tag bit `s` is clear);
+//! a receipt is pre-cut when its receiver had not recorded `s`; a theft counts with its cart.
+//! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
+//! remembering), and the replay lists are dropped once `s` completes.
 
-use crate::state::State;
+use smallvec::SmallVec;
+
+use crate::state::{Cart, State};
+
+/// A short list per channel, stored flat (one run per channel, in channel order), so that equal
+/// contents are equal values whatever order the channels were filled in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Lists {
+    lens: SmallVec<[u8; 6]>,
+    items: SmallVec<[Cart; 2]>,
+}
+
+impl Lists {
+    /// `n` empty lists.
+    pub fn new(n: usize) -> Self {
+        Lists { lens: SmallVec::from_elem(0, n), items: SmallVec::new() }
+    }
+
+    fn start(&self, c: usize) -> usize {
+        self.lens[..c].iter().map(|&l| usize::from(l)).sum()
+    }
+
+    /// The list of channel `c`.
+    pub fn get(&self, c: usize) -> &[Cart] {
+        let start = self.start(c);
+        &self.items[start..start + usize::from(self.lens[c])]
+    }
+
+    /// Appends `cart` to the list of channel `c`.
+    pub fn push(&mut self, c: usize, cart: Cart) {
+        let end = self.start(c) + usize::from(self.lens[c]);
+        self.items.insert(end, cart);
+        self.lens[c] += 1;
+    }
+
+    /// Removes `cart` from the list of channel `c`; whether it was there.
+    pub fn remove(&mut self, c: usize, cart: &Cart) -> bool {
+        let start = self.start(c);
+        match self.get(c).iter().position(|x| x == cart) {
+            Some(i) => {
+                self.items.remove(start + i);
+                self.lens[c] -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces the list of channel `c`.
+    pub fn set(&mut self, c: usize, carts: impl IntoIterator<Item = Cart>) {
+        let start = self.start(c);
+        let end = start + usize::from(self.lens[c]);
+        let new: SmallVec<[Cart; 4]> = carts.into_iter().collect();
+        self.items.drain(start..end);
+        self.lens[c] = new.len() as u8;
+        for (k, cart) in new.into_iter().enumerate() {
+            self.items.insert(start + k, cart);
+        }
+    }
+
+    /// The same lists with channel `c` moved to `map[c]`.
+    pub fn permuted(&self, map: &[usize]) -> Self {
+        let mut out = Lists::new(self.lens.len());
+        for (c, &to) in map.iter().enumerate() {
+            out.set(to, self.get(c).iter().copied());
+        }
+        out
+    }
+}
 
 /// Per-snapshot ghost data.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -19,6 +88,8 @@ pub struct SnapGhost {
     pub crossed: bool,
     /// (c) A pre-cut receipt took a cart that was not the first cart of its channel.
     pub prefifo: bool,
+    /// (c), (d) Some house recorded a state other than the one its pre-cut events produced.
+    pub state_bad: bool,
     /// (d) Set at completion: replaying the post-cut steps from the recorded state fails.
     pub end_bad: bool,
     /// Deficit and trade-over at S_begin (when first initiated).
@@ -27,16 +98,14 @@ pub struct SnapGhost {
     pub y_end: [bool; 2],
     /// Jars stolen from pre-cut carts (the theft counts as before the cut).
     pub stolen_pre: u8,
-    /// (b) Per channel: carts in flight at the cut = pre-cut sends − pre-cut receipts of
-    /// pre-cut carts − thefts of pre-cut carts.
-    pub in_flight: Vec<i8>,
-    /// (d) Per channel: pre-cut sends − pre-cut receipts (of any cart) − thefts of pre-cut
-    /// carts; the literal replay from S* differs from the real channel by `record − replay`.
-    pub replay: Vec<i8>,
-    /// (d) Per channel: the least `carts − replay` seen at a post-cut receipt or theft before
-    /// completion (`i8::MAX` when none): the replay from S* finds a cart there iff
-    /// `record + min_slack ≥ 1`.
-    pub min_slack: Vec<i8>,
+    /// (b), (c) Per channel, from its receiver's recording on: the carts in flight at the cut —
+    /// pre-cut sends neither received before the receiver recorded nor stolen — in sending
+    /// order. A correct record equals it, cart for cart.
+    pub expected: Lists,
+    /// (d) Per channel: post-cut sends before completion, not stolen.
+    pub post_sent: Lists,
+    /// (d) Per channel: post-cut receipts before completion, in order.
+    pub post_received: Lists,
     /// Budget of each house when it recorded (trade-over at S* needs it).
     pub rec_budget: Vec<u8>,
 }
@@ -59,86 +128,120 @@ impl Ghost {
         Ghost { snaps: vec![SnapGhost::default(); snapshots] }
     }
 
-    /// Before the first initiation of `s`: start its counters from the channels' contents.
+    /// Before the first initiation of `s`.
     pub fn activate(&mut self, s: usize, state: &State, initial_total: u64) {
         let g = &mut self.snaps[s];
         if g.active {
             return;
         }
         g.active = true;
-        g.in_flight = (0..state.chans.len()).map(|c| state.carts(c) as i8).collect();
-        g.replay = g.in_flight.clone();
-        g.min_slack = vec![i8::MAX; state.chans.len()];
+        let n = state.chans.len();
+        g.expected = Lists::new(n);
+        g.post_sent = Lists::new(n);
+        g.post_received = Lists::new(n);
         g.rec_budget = vec![0; state.procs.len()];
         // Everything stolen so far was stolen before any cut.
         g.stolen_pre = initial_total.saturating_sub(state.jars_accounted()) as u8;
         g.y_begin = [state.jars_accounted() < initial_total, state.trade_over()];
     }
 
-    /// A cart with `tag` sent on `channel` by a house that had or had not recorded each
-    /// snapshot (tag bit).
-    pub fn on_send(&mut self, channel: usize, tag: u32) {
-        for (s, g) in self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active) {
-            if tag & (1 << s) == 0 {
-                g.in_flight[channel] += 1;
-                g.replay[channel] += 1;
+    fn active(&mut self) -> impl Iterator<Item = (u32, &mut SnapGhost)> {
+        self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active).map(|(s, g)| (1 << s, g))
+    }
+
+    /// `cart` with `tag` sent on `channel`, whose receiver had recorded the snapshots in
+    /// `receiver` (bit set); `done` marks snapshots already complete.
+    pub fn on_send(&mut self, channel: usize, cart: Cart, tag: u32, receiver: u32, done: u32) {
+        for (bit, g) in self.active() {
+            if tag & bit == 0 {
+                if receiver & bit != 0 {
+                    g.expected.push(channel, cart);
+                }
+            } else if done & bit == 0 {
+                g.post_sent.push(channel, cart);
             }
         }
     }
 
-    /// A cart with `tag` at `index` of `channel` is about to be received by a house that had
+    /// `cart` with `tag` at `index` of `channel` is about to be received by a house that had
     /// recorded the snapshots in `recorded` (bit set); `done` marks snapshots already complete.
-    pub fn on_receive(&mut self, state: &State, channel: usize, index: usize, tag: u32, recorded: u32, done: u32) {
-        let carts = state.carts(channel) as i8;
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_receive(
+        &mut self,
+        state: &State,
+        channel: usize,
+        index: usize,
+        cart: Cart,
+        tag: u32,
+        recorded: u32,
+        done: u32,
+    ) {
         let ahead = state.chans.get(channel)[..index].iter().any(|p| p.is_app());
-        for (s, g) in self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active) {
-            let bit = 1 << s;
+        for (bit, g) in self.active() {
             if recorded & bit == 0 {
                 // Pre-cut receipt.
-                if tag & bit != 0 {
-                    g.crossed = true;
-                } else {
-                    g.in_flight[channel] -= 1;
-                }
-                g.replay[channel] -= 1;
+                g.crossed |= tag & bit != 0;
                 g.prefifo |= ahead;
             } else if done & bit == 0 {
-                g.min_slack[channel] = g.min_slack[channel].min(carts - g.replay[channel]);
+                g.post_received.push(channel, cart);
             }
         }
     }
 
-    /// A cart with `tag` stolen from `channel`, which held `carts` carts before the theft.
-    pub fn on_theft(&mut self, channel: usize, carts: usize, tag: u32, jars: u32, done: u32) {
-        for (s, g) in self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active) {
-            let bit = 1 << s;
+    /// `cart` with `tag` stolen from `channel`.
+    pub fn on_theft(&mut self, channel: usize, cart: Cart, tag: u32, done: u32) {
+        for (bit, g) in self.active() {
             if tag & bit == 0 {
-                g.in_flight[channel] -= 1;
-                g.replay[channel] -= 1;
-                g.stolen_pre = g.stolen_pre.saturating_add(jars as u8);
+                g.expected.remove(channel, &cart);
+                g.stolen_pre = g.stolen_pre.saturating_add(cart.msg.0 as u8);
             } else if done & bit == 0 {
-                g.min_slack[channel] = g.min_slack[channel].min(carts as i8 - g.replay[channel]);
+                g.post_sent.remove(channel, &cart);
             }
         }
     }
 
-    /// `house` recorded snapshot `s` with `budget` actions left.
-    pub fn on_record(&mut self, s: usize, house: usize, budget: u8) {
-        if let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) {
-            g.rec_budget[house] = budget;
+    /// A house recorded snapshot `s` with `budget` actions left; `faithful` tells whether the
+    /// recorded state is its state at that moment (the one its pre-cut events produced). The
+    /// carts pre-cut-sent and still in each of its incoming `channels` (in `state`, after the
+    /// step) start their expected records.
+    pub fn on_record(&mut self, s: usize, house: usize, budget: u8, faithful: bool, channels: &[usize], state: &State) {
+        let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) else { return };
+        g.rec_budget[house] = budget;
+        g.state_bad |= !faithful;
+        let bit = 1 << s;
+        for &c in channels {
+            let carts = state.chans.get(c).iter().filter_map(|p| match p.msg {
+                chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
+                _ => None,
+            });
+            g.expected.set(c, carts);
         }
     }
 
-    /// Snapshot `s` just completed; `records[c]` is the final record length of channel `c`.
-    pub fn on_complete(&mut self, s: usize, state: &State, records: &[usize], initial_total: u64) {
+    /// Snapshot `s` just completed with records `records` (per channel); judges (d) by
+    /// replaying the post-cut receipts on the records followed by the post-cut sends, which must
+    /// leave each channel as it really is now.
+    pub fn on_complete(&mut self, s: usize, state: &State, records: &[Vec<Cart>], initial_total: u64) {
         let g = &mut self.snaps[s];
-        g.end_bad = records.iter().enumerate().any(|(c, &r)| {
-            let r = r as i16;
-            r != i16::from(g.replay[c]) || (g.min_slack[c] != i8::MAX && r + i16::from(g.min_slack[c]) < 1)
+        g.end_bad = records.iter().enumerate().any(|(c, record)| {
+            let mut queue: std::collections::VecDeque<Cart> =
+                record.iter().chain(g.post_sent.get(c)).copied().collect();
+            for cart in g.post_received.get(c) {
+                if queue.front() != Some(cart) {
+                    return true;
+                }
+                queue.pop_front();
+            }
+            let actual = state.chans.get(c).iter().filter_map(|p| match p.msg {
+                chandy_lamport::Message::App(cart) => Some(cart),
+                chandy_lamport::Message::Marker(_) => None,
+            });
+            !queue.into_iter().eq(actual)
         });
         g.y_end = [state.jars_accounted() < initial_total, state.trade_over()];
         // No longer needed: forget them so that states differing only there merge.
-        g.replay.iter_mut().for_each(|x| *x = 0);
-        g.min_slack.iter_mut().for_each(|x| *x = 0);
+        let n = state.chans.len();
+        g.post_sent = Lists::new(n);
+        g.post_received = Lists::new(n);
     }
 }

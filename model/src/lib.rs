@@ -7,6 +7,7 @@ pub mod literal;
 pub mod model;
 pub mod properties;
 pub mod run;
+pub mod stamp;
 pub mod state;
 pub mod svg;
 pub mod symmetry;

@@ -4,15 +4,15 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
-use chandy_lamport::bank::{Bank, Jars};
 use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
 use chandy_lamport::trace::{EventKind, MsgId, Trace};
 use chandy_lamport::verify::{check, Clause};
-use chandy_lamport::SnapshotId;
+use chandy_lamport::{Application, SnapshotId, Topology};
 
 use crate::model::ChandyLamport;
 use crate::properties::{sound, y_star};
-use crate::state::{Recorded, State};
+use crate::stamp::Stamped;
+use crate::state::{Cart, House, Recorded, State};
 
 /// The verdicts on one completed snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,17 +34,17 @@ pub struct Judgement {
 }
 
 /// Budget of `house` after the events before `position`.
-fn budget_at(trace: &Trace<Bank>, sends: u8, house: usize, position: usize) -> u8 {
+fn budget_at(trace: &Trace<House>, sends: u8, house: usize, position: usize) -> u8 {
     let used = trace.events[..position.min(trace.events.len())]
         .iter()
-        .filter(|e| e.process.index() == house && matches!(e.kind, EventKind::Send { .. } | EventKind::Internal))
+        .filter(|e| e.process.index() == house && matches!(e.kind, EventKind::Send { .. } | EventKind::Internal { .. }))
         .count();
     sends.saturating_sub(used as u8)
 }
 
-fn y(m: &ChandyLamport, g: &GlobalState<Bank>, budgets: &[u8]) -> [bool; 2] {
+fn y(m: &ChandyLamport, g: &GlobalState<House>, budgets: &[u8]) -> [bool; 2] {
     let held: u64 = g.processes.iter().map(|b| u64::from(b.jars) + u64::from(b.sold)).sum();
-    let moving: u64 = g.channels.iter().flatten().map(|j| u64::from(j.0)).sum();
+    let moving: u64 = g.channels.iter().flatten().map(|c| u64::from(c.msg.0)).sum();
     let over =
         g.channels.iter().all(Vec::is_empty) && g.processes.iter().zip(budgets).all(|(b, &k)| k == 0 || b.jars == 0);
     [held + moving < m.initial_total(), over]
@@ -75,10 +75,10 @@ pub fn judge(m: &ChandyLamport, state: &State, id: SnapshotId, rec: &Recorded) -
     judgement
 }
 
-fn judge_uncached(m: &ChandyLamport, trace: &Trace<Bank>, id: SnapshotId, rec: &Recorded) -> Option<Judgement> {
+fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: &Recorded) -> Option<Judgement> {
     let topology = m.topology();
-    let snapshot =
-        GlobalSnapshot { id, state: GlobalState { processes: rec.houses.clone(), channels: rec.channels.clone() } };
+    let processes = rec.houses.iter().map(|&b| Stamped(b)).collect();
+    let snapshot = GlobalSnapshot { id, state: GlobalState { processes, channels: rec.channels.clone() } };
     let report = check(topology, trace, &snapshot).ok()?;
     let cut = report.cut.clone()?;
     let sends = m.cfg.sends;
@@ -109,11 +109,15 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<Bank>, id: SnapshotId, rec: &
         }
         _ => false,
     };
-    let never_occurred = m.cfg.internal && !occurred(trace, topology.channels().len(), &snapshot.state);
+    let never_occurred = m.cfg.internal && !occurred(topology, trace, &snapshot.state);
     Some(Judgement {
         crossing: report.holds(Clause::NoInwardCrossing),
         records: report.holds(Clause::ExactRecords),
-        reachable: report.holds(Clause::RecordedReachable),
+        // A log whose states the transitions do not reproduce, or an initiation by a house
+        // that may not initiate, leaves the recorded state unexplained.
+        reachable: report.holds(Clause::RecordedReachable)
+            && report.holds(Clause::LoggedStates)
+            && report.holds(Clause::Initiation),
         end_reachable: report.holds(Clause::EndReachable),
         stable,
         stolen_pre,
@@ -121,11 +125,12 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<Bank>, id: SnapshotId, rec: &
     })
 }
 
-/// Whether the run passed through global state `g` (process states and carts in transit).
-fn occurred(trace: &Trace<Bank>, channels: usize, g: &GlobalState<Bank>) -> bool {
+/// Whether the run passed through global state `g` (process states and carts in transit). The
+/// states are recomputed by the application's transitions, not read from the log.
+fn occurred(topology: &Topology, trace: &Trace<House>, g: &GlobalState<House>) -> bool {
     let mut states = trace.initial.clone();
-    let mut chans: Vec<VecDeque<(MsgId, Jars)>> = vec![VecDeque::new(); channels];
-    let same = |states: &[Bank], chans: &[VecDeque<(MsgId, Jars)>]| {
+    let mut chans: Vec<VecDeque<(MsgId, Cart)>> = vec![VecDeque::new(); topology.channels().len()];
+    let same = |states: &[House], chans: &[VecDeque<(MsgId, Cart)>]| {
         states == g.processes.as_slice()
             && chans.iter().zip(&g.channels).all(|(c, r)| c.iter().map(|(_, j)| j).eq(r.iter()))
     };
@@ -133,14 +138,27 @@ fn occurred(trace: &Trace<Bank>, channels: usize, g: &GlobalState<Bank>) -> bool
         return true;
     }
     for e in &trace.events {
+        let state = &mut states[e.process.index()];
+        // A refused transition changes nothing; the trace checker reports such a log.
         match &e.kind {
-            EventKind::Send { channel, id, msg } => chans[channel.index()].push_back((*id, *msg)),
-            EventKind::Receive { channel, id } | EventKind::Lost { channel, id } => {
-                chans[channel.index()].retain(|(m, _)| m != id);
+            EventKind::Send { channel, id, msg } => {
+                chans[channel.index()].push_back((*id, *msg));
+                let _ = state.on_send(topology.channel(*channel).to, msg);
             }
-            _ => {}
+            EventKind::Receive { channel, id } => {
+                let q = &mut chans[channel.index()];
+                if let Some(i) = q.iter().position(|(m, _)| m == id) {
+                    if let Some((_, cart)) = q.remove(i) {
+                        state.on_message(topology.channel(*channel).from, &cart);
+                    }
+                }
+            }
+            EventKind::Lost { channel, id } => chans[channel.index()].retain(|(m, _)| m != id),
+            EventKind::Internal { step } => {
+                let _ = state.on_internal(step);
+            }
+            EventKind::Record { .. } | EventKind::MarkerSend { .. } | EventKind::MarkerReceive { .. } => {}
         }
-        states[e.process.index()] = e.state;
         if same(&states, &chans) {
             return true;
         }

@@ -1,19 +1,24 @@
-//! The stateright model: houses running the library's core (`chandy_lamport::Process<Bank>`)
-//! joined by FIFO channels. Every marker rule is the core's; the model only chooses which event
-//! happens next and carries out the effects the core returns.
+//! The stateright model: houses running the library's core (`chandy_lamport::Process`, with the
+//! bank inside) joined by FIFO channels. Every marker rule is the core's; the model only chooses
+//! which event happens next and carries out the effects the core returns. A step the core
+//! refuses is not dropped: it leads to a dead-end state marked refused, which fails the property
+//! "the core accepts every step the model offers".
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use chandy_lamport::bank::{Bank, Jars};
+use chandy_lamport::bank::{Bank, Jars, Sale};
 use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
-use chandy_lamport::{ChannelId, Effect, Message, Process, ProcessId, SnapshotId, Topology, Variant};
+use chandy_lamport::{
+    ChannelId, CoreError, Effect, Initiators, Message, Process, ProcessId, SnapshotId, Topology, Variant,
+};
 use stateright::{Model, Property};
 
 use crate::config::{Mode, Resolved};
 use crate::ghost::Ghost;
 use crate::properties;
-use crate::state::{Chans, History, Packet, Recorded, Shared, State, StateData};
+use crate::stamp::{Stamp, Stamped};
+use crate::state::{Cart, Chans, Core, History, Packet, Recorded, Shared, State, StateData, MAX_HOUSES};
 
 /// One step of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +62,12 @@ pub enum Action {
         house: u8,
         /// The snapshot.
         snapshot: u8,
+    },
+    /// `house` is idle and does the work a fault variant deferred (held markers, a held-back
+    /// recording); enabled only while it has some.
+    Flush {
+        /// The house.
+        house: u8,
     },
 }
 
@@ -128,8 +139,12 @@ impl ChandyLamport {
         value
     }
 
-    /// Visits every enabled action in a fixed order; stops early when `visit` returns false.
+    /// Visits every enabled action in a fixed order; stops early when `visit` returns false. A
+    /// state reached by a refused step is a dead end.
     fn each_action(&self, s: &State, mut visit: impl FnMut(Action) -> bool) {
+        if s.refused.is_some() {
+            return;
+        }
         let t = &self.cfg.topology;
         for p in t.processes() {
             let i = p.index();
@@ -162,6 +177,11 @@ impl ChandyLamport {
             }
         }
         for p in t.processes() {
+            if s.procs[p.index()].has_deferred() && !visit(Action::Flush { house: p.0 as u8 }) {
+                return;
+            }
+        }
+        for p in t.processes() {
             if !self.cfg.initiators[p.index()] {
                 continue;
             }
@@ -188,7 +208,7 @@ impl ChandyLamport {
                 let (from, to) = ends(channel);
                 let nth = if index == 0 { String::new() } else { format!(" (overtaking {index})") };
                 match packet(channel, index).map(|p| &p.msg) {
-                    Some(Message::App(Jars(j))) => format!("{to} receives {j} jar(s) from {from}{nth}"),
+                    Some(Message::App(cart)) => format!("{to} receives {} from {from}{nth}", cart_words(cart)),
                     Some(Message::Marker(s)) => {
                         let records =
                             !state.procs[t.channel(ChannelId(u32::from(channel))).to.index()].has_recorded(*s);
@@ -212,6 +232,17 @@ impl ChandyLamport {
         !any
     }
 
+    /// Whether nothing but initiations is enabled: the trade and every snapshot in flight have
+    /// run their course (initiating is a choice, never an obligation).
+    pub fn is_quiescent(&self, s: &State) -> bool {
+        let mut busy = false;
+        self.each_action(s, |a| {
+            busy = !matches!(a, Action::Initiate { .. });
+            !busy
+        });
+        !busy
+    }
+
     /// What snapshot `s` recorded, once every house's part is complete.
     pub fn recorded(&self, state: &State, s: SnapshotId) -> Option<Recorded> {
         let t = &self.cfg.topology;
@@ -219,7 +250,7 @@ impl ChandyLamport {
         let mut channels = vec![Vec::new(); t.channels().len()];
         for p in &state.procs {
             let slot = p.slot(s).filter(|slot| slot.is_complete())?;
-            houses.push(slot.state?);
+            houses.push(slot.state?.0);
             for (i, &c) in t.incoming(p.id()).iter().enumerate() {
                 channels[c.index()] = slot.record(i).copied().collect();
             }
@@ -236,7 +267,7 @@ impl ChandyLamport {
             let house = slot.state?;
             total += u64::from(house.jars);
             sold += u64::from(house.sold);
-            total += slot.recorded().map(|(_, j)| u64::from(j.0)).sum::<u64>();
+            total += slot.recorded().map(|(_, cart)| u64::from(cart.msg.0)).sum::<u64>();
         }
         Some((total, sold))
     }
@@ -247,13 +278,13 @@ impl ChandyLamport {
 
     /// The snapshots `p` has recorded, one bit per id (a cart it sends now carries these as
     /// its full-mode tag: sent after its sender recorded).
-    pub fn recorded_bits(&self, p: &Process<Bank>) -> u32 {
+    pub fn recorded_bits(&self, p: &Core) -> u32 {
         self.snapshot_ids().filter(|&s| p.has_recorded(s)).fold(0, |b, s| b | (1 << s.0))
     }
 
     /// Carries out the effects of one core step of `house`, in order; records the trace in
     /// literal mode.
-    fn apply(&self, next: &mut State, house: usize, input: StepInput, effects: &[Effect<Jars>], tag: u32) {
+    fn apply(&self, next: &mut State, house: usize, input: StepInput, effects: &[Effect<Cart>], tag: u32) {
         for effect in effects {
             match effect {
                 Effect::Send { channel, message } => {
@@ -261,10 +292,15 @@ impl ChandyLamport {
                     next.chans.push(channel.index(), Packet { msg: *message, tag });
                 }
                 Effect::Recorded { snapshot, .. } => {
-                    let budget = next.budget[house];
-                    if let Some(g) = next.ghost.as_mut() {
-                        g.on_record(snapshot.0 as usize, house, budget);
-                    }
+                    let Some(mut g) = next.ghost.take() else { continue };
+                    let p = &next.procs[house];
+                    // The recorded state must be the one its pre-cut events produced: the
+                    // house's state right now, after the step that recorded.
+                    let faithful = p.slot(*snapshot).and_then(|slot| slot.state.as_ref()) == Some(p.app());
+                    let incoming: smallvec::SmallVec<[usize; 8]> =
+                        self.cfg.topology.incoming(p.id()).iter().map(|c| c.index()).collect();
+                    g.on_record(snapshot.0 as usize, house, next.budget[house], faithful, &incoming, next);
+                    next.ghost = Some(g);
                 }
                 Effect::Closed { .. } | Effect::Completed { .. } => {}
             }
@@ -280,13 +316,21 @@ impl ChandyLamport {
         let Some(mut ghost) = next.ghost.take() else { return };
         let done_after = self.done_bits(next);
         for s in self.snapshot_ids().filter(|s| done_after & !done_before & (1 << s.0) != 0) {
-            let records: Vec<usize> = match self.recorded(next, s) {
-                Some(r) => r.channels.iter().map(Vec::len).collect(),
-                None => continue,
-            };
+            // Complete everywhere, so every part is there.
+            let records = self.recorded(next, s).map(|r| r.channels).unwrap_or_default();
             ghost.on_complete(s.0 as usize, next, &records, self.initial_total);
         }
         next.ghost = Some(ghost);
+    }
+}
+
+/// A cart in words: "cart #2 (1 jar)", or "a cart of 1 jar" when carts carry no identity.
+pub fn cart_words(cart: &Cart) -> String {
+    let jars = cart.msg.0;
+    let unit = if jars == 1 { "jar" } else { "jars" };
+    match cart.seq {
+        0 => format!("a cart of {jars} {unit}"),
+        seq => format!("cart #{seq} ({jars} {unit})"),
     }
 }
 
@@ -299,14 +343,22 @@ impl Model for ChandyLamport {
             .cfg
             .topology
             .processes()
-            .map(|p| Shared::new(Process::with_variant(p, Bank::new(self.cfg.tokens[p.index()]), self.core_variant)))
+            .map(|p| {
+                let house = Stamped(Bank::new(self.cfg.tokens[p.index()]));
+                Shared::new(Process::with_variant(p, house, self.core_variant))
+            })
             .collect();
         let history = (self.cfg.mode == Mode::Literal).then(|| {
-            Box::new(History { trace: Trace::new(procs.iter().map(|p| *p.app()).collect()), next_msg: 0, digest: 0 })
+            let initiators = self.cfg.topology.processes().filter(|p| self.cfg.initiators[p.index()]).collect();
+            let trace =
+                Trace::new(procs.iter().map(|p| *p.app()).collect()).with_initiators(Initiators::Only(initiators));
+            Box::new(History { trace, next_msg: 0, digest: 0 })
         });
         vec![State(Box::new(StateData {
             chans: Chans::new(self.cfg.topology.channels().len()),
             budget: std::array::from_fn(|i| if i < procs.len() { self.cfg.sends } else { 0 }),
+            sent: [0; MAX_HOUSES],
+            refused: None,
             procs,
             ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
             history,
@@ -324,7 +376,7 @@ impl Model for ChandyLamport {
     fn next_state(&self, last: &State, action: Action) -> Option<State> {
         thread_local! {
             /// The effects buffer, reused across steps.
-            static EFFECTS: std::cell::RefCell<Vec<Effect<Jars>>> = const { std::cell::RefCell::new(Vec::new()) };
+            static EFFECTS: std::cell::RefCell<Vec<Effect<Cart>>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         EFFECTS.with(|fx| {
             let mut fx = fx.borrow_mut();
@@ -351,17 +403,31 @@ impl Model for ChandyLamport {
 }
 
 impl ChandyLamport {
-    /// One step: `action` taken in `last`, the core's effects collected in `fx`.
-    fn step(&self, last: &State, action: Action, fx: &mut Vec<Effect<Jars>>) -> Option<State> {
+    /// One step: `action` taken in `last`, the core's effects collected in `fx`. A step the
+    /// core refuses gives `last` marked refused (the core leaves a house unchanged when it
+    /// refuses).
+    fn step(&self, last: &State, action: Action, fx: &mut Vec<Effect<Cart>>) -> Option<State> {
         let t = &self.cfg.topology;
         let mut next = last.clone();
         let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
         let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
+        let refused = |error: CoreError| {
+            let mut dead = last.clone();
+            dead.refused = Some(error.to_string().into_boxed_str());
+            Some(dead)
+        };
         match action {
             Action::Transfer { from, channel } => {
                 let (p, c) = (from as usize, ChannelId(u32::from(channel)));
                 next.budget[p] -= 1;
-                let cart = next.procs[p].edit(|house| house.app_mut().withdraw(1)).ok()?;
+                let seq = match self.cfg.mode {
+                    Mode::Basic => 0,
+                    Mode::Full | Mode::Literal => {
+                        next.sent[p] += 1;
+                        next.sent[p]
+                    }
+                };
+                let cart = Stamp { seq, msg: Jars(1) };
                 let (tag, input) = match next.history.as_mut() {
                     Some(h) => {
                         let id = MsgId(h.next_msg);
@@ -370,46 +436,58 @@ impl ChandyLamport {
                     }
                     None => (self.recorded_bits(&next.procs[p]), StepInput::Send(MsgId(0))),
                 };
-                next.procs[p].edit(|house| house.send(t, c, cart, fx)).ok()?;
+                if let Err(e) = next.procs[p].edit(|house| house.send(t, c, cart, fx)) {
+                    return refused(e);
+                }
+                let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
                 if let Some(g) = next.ghost.as_mut() {
-                    g.on_send(c.index(), tag);
+                    g.on_send(c.index(), cart, tag, receiver, done_before);
                 }
                 self.apply(&mut next, p, input, fx, tag);
             }
             Action::Sell { house } => {
                 let p = house as usize;
                 next.budget[p] -= 1;
-                next.procs[p].edit(|house| house.app_mut().sell(1)).ok()?;
+                if let Err(e) = next.procs[p].edit(|house| house.internal(t, &Sale(1), fx)) {
+                    return refused(e);
+                }
                 let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
-                    Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal, &app);
+                    Tracer::event(
+                        &mut h.trace.events,
+                        ProcessId(p as u16),
+                        EventKind::Internal { step: Sale(1) },
+                        &app,
+                    );
                 }
+                self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
             Action::Deliver { channel, index } => {
                 let c = ChannelId(u32::from(channel));
                 let q = t.channel(c).to.index();
                 let i = index as usize;
-                if let (Some(g), Some(Packet { msg: Message::App(_), tag })) =
+                if let (Some(g), Some(Packet { msg: Message::App(cart), tag })) =
                     (next.ghost.as_mut(), last.chans.get(c.index()).get(i))
                 {
                     let recorded = self.recorded_bits(&last.procs[q]);
-                    g.on_receive(last, c.index(), i, *tag, recorded, done_before);
+                    g.on_receive(last, c.index(), i, *cart, *tag, recorded, done_before);
                 }
                 let packet = next.chans.remove(c.index(), i);
                 let input = match packet.msg {
                     Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                 };
-                next.procs[q].edit(|house| house.receive(t, c, packet.msg, fx)).ok()?;
+                if let Err(e) = next.procs[q].edit(|house| house.receive(t, c, packet.msg, fx)) {
+                    return refused(e);
+                }
                 self.apply(&mut next, q, input, fx, 0);
             }
             Action::Steal { channel, index } => {
                 let c = ChannelId(u32::from(channel));
-                let carts = last.carts(c.index());
                 let packet = next.chans.remove(c.index(), index as usize);
-                let Message::App(Jars(jars)) = packet.msg else { return None };
+                let Message::App(cart) = packet.msg else { return None };
                 if let Some(g) = next.ghost.as_mut() {
-                    g.on_theft(c.index(), carts, packet.tag, jars, done_before);
+                    g.on_theft(c.index(), cart, packet.tag, done_before);
                 }
                 let q = t.channel(c).to;
                 let app = *next.procs[q.index()].app();
@@ -427,8 +505,15 @@ impl ChandyLamport {
                 if let Some(g) = next.ghost.as_mut() {
                     g.activate(s.0 as usize, last, self.initial_total);
                 }
-                next.procs[p].edit(|house| house.initiate(t, s, fx)).ok()?;
+                if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {
+                    return refused(e);
+                }
                 self.apply(&mut next, p, StepInput::Initiate, fx, 0);
+            }
+            Action::Flush { house } => {
+                let p = house as usize;
+                next.procs[p].edit(|house| house.flush(t, fx));
+                self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
         }
         self.completed(&mut next, done_before);
@@ -451,6 +536,7 @@ impl ChandyLamport {
             Action::Steal { channel, index } => format!("bandits steal cart {index} on {}", chan(channel)),
             Action::LoseMarker { channel, index } => format!("marker {index} on {} is lost", chan(channel)),
             Action::Initiate { house, snapshot } => format!("{} initiates snapshot {snapshot}", name(house)),
+            Action::Flush { house } => format!("{} is idle: the work it deferred happens", name(house)),
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use chandy_lamport::bank::{Bank, Jars};
 use chandy_lamport::trace::Trace;
+
+use crate::stamp::{Stamp, Stamped};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -11,13 +13,23 @@ use smallvec::SmallVec;
 
 use crate::ghost::Ghost;
 
+/// A house as the model runs it: the bank, with stamped carts.
+pub type House = Stamped<Bank>;
+/// A cart of jars with its stamp.
+pub type Cart = Stamp<Jars>;
+/// The core's state of one house.
+pub type Core = Process<House>;
+/// Houses the state representation holds (budgets and sequence numbers are arrays of this
+/// size; house and channel indices are bytes).
+pub const MAX_HOUSES: usize = 8;
+
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
 /// sent after its sender recorded snapshot `s`; in literal mode, the message's id; in basic
 /// mode, always 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Packet {
     /// The message or marker.
-    pub msg: Message<Jars>,
+    pub msg: Message<Cart>,
     /// The ghost tag.
     pub tag: u32,
 }
@@ -109,10 +121,10 @@ pub struct Shared(Arc<Cached>);
 #[derive(Clone)]
 struct Cached {
     hash: u64,
-    process: Process<Bank>,
+    process: Core,
 }
 
-fn hash_of(p: &Process<Bank>) -> u64 {
+fn hash_of(p: &Core) -> u64 {
     static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
         0x243f_6a88_85a3_08d3,
         0x1319_8a2e_0370_7344,
@@ -124,12 +136,12 @@ fn hash_of(p: &Process<Bank>) -> u64 {
 
 impl Shared {
     /// Shares `process`.
-    pub fn new(process: Process<Bank>) -> Self {
+    pub fn new(process: Core) -> Self {
         Shared(Arc::new(Cached { hash: hash_of(&process), process }))
     }
 
     /// Changes the house (copying it first if another state shares it) and rehashes it.
-    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Process<Bank>) -> R) -> R {
+    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Core) -> R) -> R {
         let cached = Arc::make_mut(&mut self.0);
         let r = f(&mut cached.process);
         cached.hash = hash_of(&cached.process);
@@ -138,8 +150,8 @@ impl Shared {
 }
 
 impl std::ops::Deref for Shared {
-    type Target = Process<Bank>;
-    fn deref(&self) -> &Process<Bank> {
+    type Target = Core;
+    fn deref(&self) -> &Core {
         &self.0.process
     }
 }
@@ -168,7 +180,7 @@ impl std::fmt::Debug for Shared {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct History {
     /// Every event so far.
-    pub trace: Trace<Bank>,
+    pub trace: Trace<House>,
     /// The id of the next cart sent.
     pub next_msg: u64,
     /// A running hash of the events, so judgements of one history can be cached.
@@ -212,8 +224,13 @@ pub struct StateData {
     pub procs: SmallVec<[Shared; 4]>,
     /// Every channel's contents.
     pub chans: Chans,
-    /// Actions (transfers and sales) each house may still take (by house index; up to 8 houses).
-    pub budget: [u8; 8],
+    /// Actions (transfers and sales) each house may still take (by house index).
+    pub budget: [u8; MAX_HOUSES],
+    /// Carts each house has sent, the last one's stamp (full and literal modes; always 0 in
+    /// basic mode, whose carts carry no identity).
+    pub sent: [u8; MAX_HOUSES],
+    /// The step that led here was refused by the core (its error): a failure, and a dead end.
+    pub refused: Option<Box<str>>,
     /// Full mode's ghost data.
     pub ghost: Option<Box<Ghost>>,
     /// Literal mode's history.
@@ -232,6 +249,8 @@ impl Clone for StateData {
             procs,
             chans: self.chans.clone(),
             budget: self.budget,
+            sent: self.sent,
+            refused: self.refused.clone(),
             ghost: self.ghost.clone(),
             history: self.history.clone(),
             sym: self.sym,
@@ -263,7 +282,7 @@ impl StateData {
             .all()
             .iter()
             .map(|p| match p.msg {
-                Message::App(Jars(j)) => u64::from(j),
+                Message::App(cart) => u64::from(cart.msg.0),
                 Message::Marker(_) => 0,
             })
             .sum();
@@ -284,14 +303,14 @@ pub struct Recorded {
     /// Recorded state of every house.
     pub houses: Vec<Bank>,
     /// Recorded carts per channel.
-    pub channels: Vec<Vec<Jars>>,
+    pub channels: Vec<Vec<Cart>>,
 }
 
 impl Recorded {
     /// Jars recorded in houses and in transit.
     pub fn total(&self) -> u64 {
         let houses: u64 = self.houses.iter().map(|b| u64::from(b.jars)).sum();
-        houses + self.channels.iter().flatten().map(|j| u64::from(j.0)).sum::<u64>()
+        houses + self.channels.iter().flatten().map(|c| u64::from(c.msg.0)).sum::<u64>()
     }
 
     /// Jars recorded as sold.

@@ -105,7 +105,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                     m.format_action(action)
                 );
             }
-            Action::Transfer { .. } | Action::Initiate { .. } => {}
+            Action::Transfer { .. } | Action::Initiate { .. } | Action::Flush { .. } => {}
         }
         // New messages: whatever was appended to each channel in this step.
         for (c, chan) in after.chans.iter().enumerate() {

@@ -123,10 +123,12 @@ fn apply(perm: &Perm, s: &State) -> State {
     let n = s.procs.len();
     let mut procs = s.procs.clone();
     let mut budget = s.budget;
+    let mut sent = s.sent;
     for i in 0..n {
         let j = perm.procs[i];
         procs[j] = Shared::new(s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]));
         budget[j] = s.budget[i];
+        sent[j] = s.sent[i];
     }
     let mut chans = Chans::new(s.chans.len());
     for (to, &from) in perm.from.iter().enumerate() {
@@ -137,16 +139,9 @@ fn apply(perm: &Perm, s: &State) -> State {
     let ghost = s.ghost.as_ref().map(|g| {
         let mut g = g.clone();
         for snap in g.snaps.iter_mut().filter(|snap| snap.active) {
-            let by_channel = |v: &Vec<i8>| {
-                let mut out = v.clone();
-                for (c, &x) in v.iter().enumerate() {
-                    out[perm.chans[c]] = x;
-                }
-                out
-            };
-            snap.in_flight = by_channel(&snap.in_flight);
-            snap.replay = by_channel(&snap.replay);
-            snap.min_slack = by_channel(&snap.min_slack);
+            snap.expected = snap.expected.permuted(&perm.chans);
+            snap.post_sent = snap.post_sent.permuted(&perm.chans);
+            snap.post_received = snap.post_received.permuted(&perm.chans);
             let mut rec = snap.rec_budget.clone();
             for (i, &b) in snap.rec_budget.iter().enumerate() {
                 rec[perm.procs[i]] = b;
@@ -155,7 +150,16 @@ fn apply(perm: &Perm, s: &State) -> State {
         }
         g
     });
-    State(Box::new(StateData { procs, chans, budget, ghost, history: s.history.clone(), sym: s.sym }))
+    State(Box::new(StateData {
+        procs,
+        chans,
+        budget,
+        sent,
+        refused: s.refused.clone(),
+        ghost,
+        history: s.history.clone(),
+        sym: s.sym,
+    }))
 }
 
 fn digest(s: &State) -> u64 {

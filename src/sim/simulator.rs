@@ -175,7 +175,8 @@ impl Simulator {
             .ok_or_else(|| SimError::NoLink { from: name(from), to: name(to) })?;
         let process = &mut self.processes[from.index()];
         // The bank's own check, for its error; the core's send then debits the house.
-        let jars = process.app().clone().withdraw(tokens).map_err(|error| SimError::Bank { process: name(from), error })?;
+        let jars =
+            process.app().clone().withdraw(tokens).map_err(|error| SimError::Bank { process: name(from), error })?;
         let mut effects = Vec::new();
         process.send(&self.topology, channel, jars, &mut effects)?;
         let id = MsgId::new(from, self.next_msg[from.index()]);
