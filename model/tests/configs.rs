@@ -53,14 +53,14 @@ fn star_of_four() {
 fn two_houses_with_internal_steps_and_two_snapshots() {
     let mut c = config(2, TopologySpec::Complete, 2, 2, InitiatorSpec::Any);
     c.internal = true;
-    expect_all_good(&c, 224_726);
+    expect_all_good(&c, 206_246);
 }
 
 #[test]
 fn complete_graph_of_three_with_theft() {
     let mut c = config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0]));
     c.theft = true;
-    expect_all_good(&c, 63_207);
+    expect_all_good(&c, 49_779);
 }
 
 #[test]
@@ -73,5 +73,5 @@ fn two_houses_with_internal_steps_theft_and_two_snapshots() {
     let mut c = config(2, TopologySpec::Complete, 2, 2, InitiatorSpec::Any);
     c.internal = true;
     c.theft = true;
-    expect_all_good(&c, 1_235_567);
+    expect_all_good(&c, 1_324_996);
 }
