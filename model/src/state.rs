@@ -205,6 +205,10 @@ impl std::ops::DerefMut for State {
     }
 }
 
+/// The most houses a state holds (the size of its budget array; channel and house indices are
+/// `u8`, and 16 houses have at most 240 channels).
+pub const MAX_HOUSES: usize = 16;
+
 /// The contents of a [`State`].
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct StateData {
@@ -212,8 +216,9 @@ pub struct StateData {
     pub procs: SmallVec<[Shared; 4]>,
     /// Every channel's contents.
     pub chans: Chans,
-    /// Actions (transfers and sales) each house may still take (by house index; up to 8 houses).
-    pub budget: [u8; 8],
+    /// Actions (transfers and sales) each house may still take (by house index; up to
+    /// [`MAX_HOUSES`] houses).
+    pub budget: [u8; MAX_HOUSES],
     /// Full mode's ghost data.
     pub ghost: Option<Box<Ghost>>,
     /// Literal mode's history.
