@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use chandy_lamport::formats::top::TopFile;
@@ -219,15 +219,21 @@ fn main() -> ExitCode {
     }
 }
 
-/// A flag raised by the first Ctrl-C; a second one exits at once.
+/// A flag raised by the first Ctrl-C (or SIGTERM); another one a second or more later exits at
+/// once. (`timeout -s INT` signals both the command and its process group: the same interrupt
+/// may arrive twice within a moment.)
 fn interrupt_flag() -> Option<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let raised = Arc::clone(&flag);
-    let installed = ctrlc::set_handler(move || {
-        if raised.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+    let mut first: Option<Instant> = None;
+    let installed = ctrlc::set_handler(move || match first {
+        Some(at) if at.elapsed() >= Duration::from_secs(1) => std::process::exit(130),
+        Some(_) => {}
+        None => {
+            first = Some(Instant::now());
+            raised.store(true, Ordering::SeqCst);
+            eprintln!("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
         }
-        eprintln!("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
     });
     installed.ok().map(|()| flag)
 }
