@@ -422,7 +422,7 @@ fn collect<C: Checker<ChandyLamport>>(
             Some(format!("stopped by the {} s timeout", opts.timeout.map_or(0.0, |t| t.as_secs_f64())))
         }
         (Some(Stop::Interrupted), _) => Some("interrupted".to_string()),
-        (None, Strategy::Simulation) => Some("random walks (--strategy simulation)".to_string()),
+        (None, Strategy::Simulation) => Some("random walks".to_string()),
         _ if depth_cut => Some(format!("paths cut at depth {}", opts.depth.unwrap_or(0))),
         _ if failed_early => Some("stopped at the first failure".to_string()),
         _ if discoveries.len() == model.properties().len() => Some("stopped once every property was decided".into()),
