@@ -108,11 +108,11 @@ pub enum TopologyError {
     /// No process may initiate.
     #[error("no initiator: at least one process must be allowed to start a snapshot")]
     NoInitiators,
-    /// Some processes cannot be reached by a marker from the initiators, so a snapshot could never
-    /// terminate.
+    /// Some processes cannot be reached by a marker from an initiator, so a snapshot it starts
+    /// could never terminate.
     #[error("no marker from {from} can reach {}", unreached.join(", "))]
     Unreachable {
-        /// The initiator(s) the markers start from.
+        /// The initiator the markers start from.
         from: String,
         /// The processes they cannot reach.
         unreached: Vec<String>,
@@ -325,38 +325,26 @@ impl Topology {
         self.processes().filter(|p| !seen[p.index()]).map(|p| self.name(p).to_string()).collect()
     }
 
-    /// Checks that a snapshot started by any allowed initiator reaches every process: with
-    /// [`Initiators::Any`] the graph must be strongly connected; otherwise every process must be
-    /// reachable from the initiators together (several may start the same snapshot).
+    /// Checks that a snapshot started by any allowed initiator reaches every process: each
+    /// initiator on its own (it may start a snapshot alone) must reach every process, so with
+    /// [`Initiators::Any`] the graph must be strongly connected. The error names the first
+    /// initiator that cannot, and the processes it cannot reach.
     pub fn check_initiators(&self, initiators: &Initiators) -> Result<(), TopologyError> {
-        match initiators {
-            Initiators::Any => {
-                for p in self.processes() {
-                    let seen = self.reachable_from(&[p]);
-                    let unreached = self.unreached(&seen);
-                    if !unreached.is_empty() {
-                        return Err(TopologyError::Unreachable { from: self.name(p).to_string(), unreached });
-                    }
-                }
-                Ok(())
-            }
-            Initiators::Only(list) => {
-                if list.is_empty() {
-                    return Err(TopologyError::NoInitiators);
-                }
-                for &p in list {
-                    self.check_process(p)?;
-                }
-                let seen = self.reachable_from(list);
-                let unreached = self.unreached(&seen);
-                if unreached.is_empty() {
-                    Ok(())
-                } else {
-                    let from: Vec<&str> = list.iter().map(|&p| self.name(p)).collect();
-                    Err(TopologyError::Unreachable { from: from.join(", "), unreached })
-                }
+        let list: Vec<ProcessId> = match initiators {
+            Initiators::Any => self.processes().collect(),
+            Initiators::Only(list) if list.is_empty() => return Err(TopologyError::NoInitiators),
+            Initiators::Only(list) => list.clone(),
+        };
+        for &p in &list {
+            self.check_process(p)?;
+        }
+        for &p in &list {
+            let unreached = self.unreached(&self.reachable_from(&[p]));
+            if !unreached.is_empty() {
+                return Err(TopologyError::Unreachable { from: self.name(p).to_string(), unreached });
             }
         }
+        Ok(())
     }
 }
 
@@ -424,9 +412,17 @@ mod tests {
             line.check_initiators(&Initiators::Only(vec![ProcessId(9)])),
             Err(TopologyError::UnknownProcess { name: "#9".into() })
         );
-        // Two initiators together cover what neither covers alone.
+        // Each initiator alone must reach every process: two that together cover the graph are
+        // not enough, since either may start a snapshot on its own.
         let split = Topology::from_names(&["a", "b", "c", "d"], &[("a", "b"), ("c", "d")]).unwrap();
-        assert_eq!(split.check_initiators(&Initiators::Only(vec![ProcessId(0), ProcessId(2)])), Ok(()));
-        assert!(split.check_initiators(&Initiators::Only(vec![ProcessId(0)])).is_err());
+        assert_eq!(
+            split.check_initiators(&Initiators::Only(vec![ProcessId(0), ProcessId(2)])),
+            Err(TopologyError::Unreachable { from: "a".into(), unreached: vec!["c".into(), "d".into()] })
+        );
+        // a reaches everyone, b does not reach a.
+        assert_eq!(
+            line.check_initiators(&Initiators::Only(vec![ProcessId(0), ProcessId(1)])),
+            Err(TopologyError::Unreachable { from: "b".into(), unreached: vec!["a".into()] })
+        );
     }
 }

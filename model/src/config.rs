@@ -4,10 +4,12 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::formats::top::{TopFile, TopWarning};
 use chandy_lamport::formats::FormatError;
 use chandy_lamport::{Initiators, ProcessId, Topology, TopologyError, Variant};
 use thiserror::Error;
+
+use crate::state::MAX_HOUSES;
 
 /// The channel graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,7 +124,7 @@ impl fmt::Display for Mode {
 /// A model configuration, as given (see [`Config::resolve`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Number of houses, 2–8 (taken from the file for a `.top` topology).
+    /// Number of houses, 2–[`MAX_HOUSES`] (taken from the file for a `.top` topology).
     pub procs: Option<usize>,
     /// The channel graph.
     pub topology: TopologySpec,
@@ -163,18 +165,33 @@ impl Default for Config {
     }
 }
 
-/// A configuration the model refuses.
+/// A configuration the model refuses. Each message names its source: the flag, or the file and
+/// line.
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    /// Houses outside 2–8.
-    #[error("--procs must be between 2 and 8, got {0}")]
-    Procs(usize),
+    /// `--procs` outside 2–[`MAX_HOUSES`].
+    #[error("--procs must be between 2 and {max}, got {value}")]
+    Procs {
+        /// Given.
+        value: usize,
+        /// The most houses a model state holds.
+        max: usize,
+    },
+    /// A topology file with more nodes than a model state holds.
+    #[error("{file}:{line}: {nodes} nodes, but the model holds at most {max} houses")]
+    FileTooLarge {
+        /// The file.
+        file: String,
+        /// The line of the node count.
+        line: usize,
+        /// Its nodes.
+        nodes: usize,
+        /// The most houses a model state holds.
+        max: usize,
+    },
     /// Snapshots outside 1–8.
     #[error("--snapshots must be between 1 and 8, got {0}")]
     Snapshots(u8),
-    /// Too many jars for the model's counters.
-    #[error("--tokens must be at most 50 per house, got {0}")]
-    Tokens(u32),
     /// Too many actions for the model's counters.
     #[error("--sends must be at most 20, got {0}")]
     Sends(u8),
@@ -192,14 +209,33 @@ pub enum ConfigError {
         nodes: usize,
     },
     /// An initiator index outside the graph.
-    #[error("initiator {index} is not a process: the topology has processes 0..{procs}")]
+    #[error("--initiators: initiator {index} is not a process: the topology has processes 0..{procs}")]
     Initiator {
         /// The index given.
         index: usize,
         /// Processes.
         procs: usize,
     },
-    /// The topology is invalid or markers cannot reach every house.
+    /// An initiator listed twice.
+    #[error("--initiators lists house {0} twice")]
+    DuplicateInitiator(usize),
+    /// An initiator whose markers cannot reach every house.
+    #[error(
+        "--initiators: no marker from {name} (house {index}) can reach {}{place}, so a snapshot it starts would \
+         never finish (each initiator alone must reach every house)",
+        unreached.join(", ")
+    )]
+    Unreachable {
+        /// The initiator's name.
+        name: String,
+        /// Its index.
+        index: usize,
+        /// The houses it cannot reach.
+        unreached: Vec<String>,
+        /// Where the links come from (` along the links of FILE`, or empty).
+        place: String,
+    },
+    /// The topology is invalid.
     #[error(transparent)]
     Topology(#[from] TopologyError),
     /// Literal mode on a configuration too large for it.
@@ -211,6 +247,16 @@ pub enum ConfigError {
         sends: u8,
         /// Snapshots.
         snapshots: u8,
+    },
+    /// More carts than the ghost data's theft counter holds.
+    #[error("--theft: {houses} houses x --sends {sends} = {carts} carts could be stolen, but the model counts stolen jars in one byte (at most 255)")]
+    TheftCount {
+        /// Houses.
+        houses: usize,
+        /// Sends.
+        sends: u8,
+        /// Their product.
+        carts: usize,
     },
 }
 
@@ -235,6 +281,8 @@ pub struct Resolved {
     pub variant: Variant,
     /// Property mode.
     pub mode: Mode,
+    /// Lines of the topology file that were ignored (self-links), for the caller to show.
+    pub warnings: Vec<TopWarning>,
 }
 
 impl Config {
@@ -246,28 +294,30 @@ impl Config {
         if self.sends > 20 {
             return Err(ConfigError::Sends(self.sends));
         }
-        if let Some(t) = self.tokens.filter(|&t| t > 50) {
-            return Err(ConfigError::Tokens(t));
-        }
-        let (topology, file_tokens) = match &self.topology {
+        let mut warnings = Vec::new();
+        let (topology, file_tokens, place) = match &self.topology {
             TopologySpec::File(path) => {
                 let file = TopFile::read(path)?;
                 let nodes = file.topology.len();
+                let name = path.display().to_string();
                 if let Some(procs) = self.procs.filter(|&p| p != nodes) {
-                    return Err(ConfigError::ProcsMismatch { procs, file: path.display().to_string(), nodes });
+                    return Err(ConfigError::ProcsMismatch { procs, file: name, nodes });
                 }
-                if !(2..=8).contains(&nodes) {
-                    return Err(ConfigError::Procs(nodes));
+                if nodes > MAX_HOUSES {
+                    return Err(ConfigError::FileTooLarge {
+                        file: name,
+                        line: file.count_line,
+                        nodes,
+                        max: MAX_HOUSES,
+                    });
                 }
-                if let Some(&t) = file.tokens.iter().find(|&&t| t > 50) {
-                    return Err(ConfigError::Tokens(t));
-                }
-                (file.topology, Some(file.tokens))
+                warnings = file.warnings;
+                (file.topology, Some(file.tokens), format!(" along the links of {name}"))
             }
             spec => {
                 let n = self.procs.unwrap_or(3);
-                if !(2..=8).contains(&n) {
-                    return Err(ConfigError::Procs(n));
+                if !(2..=MAX_HOUSES).contains(&n) {
+                    return Err(ConfigError::Procs { value: n, max: MAX_HOUSES });
                 }
                 let t = match spec {
                     TopologySpec::Complete => Topology::complete(n),
@@ -275,7 +325,7 @@ impl Config {
                     TopologySpec::BidiRing => Topology::bidi_ring(n),
                     _ => Topology::star(n),
                 }?;
-                (t, None)
+                (t, None, String::new())
             }
         };
         let n = topology.len();
@@ -290,12 +340,25 @@ impl Config {
                 if let Some(&index) = list.iter().find(|&&i| i >= n) {
                     return Err(ConfigError::Initiator { index, procs: n });
                 }
+                if let Some((_, &index)) = list.iter().enumerate().find(|(k, i)| list[..*k].contains(i)) {
+                    return Err(ConfigError::DuplicateInitiator(index));
+                }
                 Initiators::Only(list.iter().map(|&i| ProcessId(i as u16)).collect())
             }
         };
-        topology.check_initiators(&initiators)?;
+        topology.check_initiators(&initiators).map_err(|e| match e {
+            TopologyError::Unreachable { from, unreached } => {
+                let index = topology.process(&from).map_or(0, ProcessId::index);
+                ConfigError::Unreachable { name: from, index, unreached, place: place.clone() }
+            }
+            other => other.into(),
+        })?;
         if self.mode == Mode::Literal && (n > 4 || self.sends > 2 || self.snapshots > 2) {
             return Err(ConfigError::TooBigForLiteral { procs: n, sends: self.sends, snapshots: self.snapshots });
+        }
+        let carts = n * usize::from(self.sends);
+        if self.theft && carts > 255 {
+            return Err(ConfigError::TheftCount { houses: n, sends: self.sends, carts });
         }
         let initiators = topology.processes().map(|p| initiators.allows(p)).collect();
         Ok(Resolved {
@@ -308,6 +371,7 @@ impl Config {
             theft: self.theft,
             variant: self.variant,
             mode: self.mode,
+            warnings,
         })
     }
 }

@@ -1,19 +1,46 @@
-//! `model`: check the Chandy–Lamport model, explore it in a browser, list the fault variants.
+//! `model`: check the Chandy–Lamport model, explore it in a browser, list the fault variants,
+//! replay a course scenario.
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError};
+use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
 use chandy_lamport::Variant;
 use clap::{Args, Parser, Subcommand};
+use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::Model;
 
+const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0  the search was exhaustive and every property holds (each sometimes-property found its example)
+  1  a property fails: a counterexample to an always-property (even in a bounded run), or, after an
+     exhaustive search, no example of a sometimes-property
+  2  bad input: a bad flag, an impossible configuration, an unreadable or malformed topology file
+  3  not exhaustive and no failure found (--depth, --strategy simulation, --timeout, Ctrl-C):
+     some verdicts are undecided";
+
+const REPLAY_EXIT_CODES: &str = "\
+Exit codes:
+  0  every snapshot passed the trace checker (and, with --expect, matched the expected files)
+  1  a snapshot failed the trace checker or differs from the expected files
+  2  bad input: an unreadable or malformed file, a command the topology refuses, too few delays,
+     no expected file for the --expect prefix";
+
 #[derive(Parser, Debug)]
-#[command(name = "model", about = "Model-check Chandy–Lamport snapshots over the library's own core")]
+#[command(
+    name = "model",
+    about = "Model-check Chandy–Lamport snapshots over the library's own core",
+    after_help = "Exit codes: 0 success, 1 a property or snapshot fails, 2 bad input, 3 (check) not exhaustive \
+                  and nothing failed. See `model check --help`."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -21,13 +48,14 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Check every property and print a verdict table (exit 0: all hold; 1: a property fails).
+    /// Check every property; print progress lines, a verdict table and a one-line verdict.
+    #[command(after_help = CHECK_EXIT_CODES)]
     Check {
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
         checker: CheckerArgs,
-        /// Print one JSON object instead of the table.
+        /// Print one JSON object instead of the table (progress lines go to stderr either way).
         #[arg(long)]
         json: bool,
     },
@@ -42,8 +70,8 @@ enum Command {
     /// List the fault variants.
     Variants,
     /// Replay a scenario (.top + .events) on the deterministic simulator and print its
-    /// snapshots in .snap form; with --expect, compare with the expected files (exit 1 on a
-    /// difference or a missing file).
+    /// snapshots in .snap form; with --expect, compare with the expected files.
+    #[command(after_help = REPLAY_EXIT_CODES)]
     Replay {
         /// The topology.
         #[arg(long)]
@@ -69,22 +97,23 @@ enum Command {
 /// The model configuration.
 #[derive(Args, Debug)]
 struct ModelArgs {
-    /// Houses (2–8; from the file for a .top topology).
+    /// Houses, 2–16: the most a model state holds (for a .top topology, taken from the file).
     #[arg(long)]
     procs: Option<usize>,
-    /// complete, ring, bidi-ring, star, or a FILE.top.
+    /// complete, ring, bidi-ring, star, or a FILE.top (the course format: self-links are
+    /// ignored with a warning).
     #[arg(long, default_value = "complete")]
     topology: TopologySpec,
     /// Jars per house (default 2, or the file's).
     #[arg(long)]
     tokens: Option<u32>,
-    /// Actions per house: one-jar transfers (and sales with --internal).
+    /// Actions per house: one-jar transfers (and sales with --internal), at most 20.
     #[arg(long, default_value_t = 2)]
     sends: u8,
-    /// Who may initiate: indices like 0,2, or any.
+    /// Who may initiate: indices like 0,2, or any. Each initiator alone must reach every house.
     #[arg(long, default_value = "0")]
     initiators: InitiatorSpec,
-    /// Snapshot ids 0..S.
+    /// Snapshot ids 0..S, 1–8.
     #[arg(long, default_value_t = 1)]
     snapshots: u8,
     /// Houses may sell a jar to their port town (an internal step).
@@ -101,36 +130,63 @@ struct ModelArgs {
     properties: Mode,
 }
 
+/// A count of at least 1.
+fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Seconds, more than 0.
+fn seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(Duration::from_secs_f64(x)),
+        Ok(_) => Err("must be a number of seconds greater than 0".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// How to explore.
 #[derive(Args, Debug)]
 struct CheckerArgs {
-    /// bfs, dfs or simulation.
+    /// bfs, dfs or simulation (random walks: never exhaustive).
     #[arg(long, default_value = "dfs")]
     strategy: Strategy,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = positive)]
     threads: Option<usize>,
-    /// Symmetry reduction over permutations of houses (DFS and simulation only).
+    /// Symmetry reduction over permutations of houses (DFS and simulation only; at most 10
+    /// houses).
     #[arg(long)]
     symmetry: bool,
-    /// Do not explore deeper than this.
-    #[arg(long)]
+    /// Explore paths of at most D steps (not exhaustive when a path is cut: exit 3).
+    #[arg(long, value_name = "D", value_parser = positive)]
     depth: Option<usize>,
     /// Stop at the first counterexample.
     #[arg(long)]
     stop_on_failure: bool,
+    /// Stop after this many seconds and report what was found (not exhaustive: exit 3 unless
+    /// something failed). Ctrl-C does the same.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    timeout: Option<Duration>,
     /// Simulation: seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Simulation: states to generate.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = positive)]
     max_states: usize,
     /// Address used in Explorer links.
     #[arg(long, default_value = "127.0.0.1:3000")]
     addr: SocketAddr,
 }
 
+/// The most houses `--symmetry` takes: it enumerates every permutation of the houses.
+const SYMMETRY_MAX_HOUSES: usize = 10;
+
 impl ModelArgs {
+    /// The model, with the topology file's warnings printed to stderr.
     fn build(&self) -> anyhow::Result<ChandyLamport> {
         let config = Config {
             procs: self.procs,
@@ -144,7 +200,11 @@ impl ModelArgs {
             variant: self.variant,
             mode: self.properties,
         };
-        Ok(ChandyLamport::new(config.resolve()?))
+        let resolved = config.resolve()?;
+        for w in &resolved.warnings {
+            eprintln!("warning: {w}");
+        }
+        Ok(ChandyLamport::new(resolved))
     }
 }
 
@@ -154,9 +214,28 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// A flag raised by the first Ctrl-C (or SIGTERM); another one a second or more later exits at
+/// once. (`timeout -s INT` signals both the command and its process group: the same interrupt
+/// may arrive twice within a moment.)
+fn interrupt_flag() -> Option<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let raised = Arc::clone(&flag);
+    let mut first: Option<Instant> = None;
+    let installed = ctrlc::set_handler(move || match first {
+        Some(at) if at.elapsed() >= Duration::from_secs(1) => std::process::exit(130),
+        Some(_) => {}
+        None => {
+            first = Some(Instant::now());
+            raised.store(true, Ordering::SeqCst);
+            eprintln!("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
+        }
+    });
+    installed.ok().map(|()| flag)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -172,6 +251,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
             }
             let m = model.build()?;
+            let houses = m.topology().len();
+            if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
+                anyhow::bail!(
+                    "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_HOUSES} houses, \
+                     this configuration has {houses}"
+                );
+            }
             let opts = CheckOptions {
                 strategy: checker.strategy,
                 threads: checker.threads.unwrap_or(CheckOptions::default().threads),
@@ -181,15 +267,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 seed: checker.seed,
                 max_states: checker.max_states,
                 addr: checker.addr.to_string(),
+                timeout: checker.timeout,
+                interrupt: interrupt_flag(),
+                ..CheckOptions::default()
             };
-            let result = if json {
-                let mut err = std::io::stderr();
-                check(m, &opts, Some(&mut err))
-            } else {
-                let mut out = std::io::stdout();
-                check(m, &opts, Some(&mut out))
-            }
-            .map_err(anyhow::Error::msg)?;
+            let mut err = std::io::stderr();
+            let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
             let mut out = std::io::stdout().lock();
             if json {
                 serde_json::to_writer(&mut out, &result)?;
@@ -197,30 +280,46 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 model::run::print_table(&result, &mut out)?;
             }
-            Ok(if result.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            out.flush()?;
+            Ok(ExitCode::from(result.exit_code))
         }
         Command::Replay { topology, events, delays, seed, expect, variant } => {
+            // The topology's warnings (self-links ignored); its errors are reported by the replay.
+            if let Ok(top) = TopFile::read(&topology) {
+                for w in &top.warnings {
+                    eprintln!("warning: {w}");
+                }
+            }
             let delays = match delays {
                 Some(file) => DelayChoice::File(file),
                 None => DelayChoice::Seed(seed.unwrap_or(0)),
             };
-            let request = Replay { expect, variant, ..Replay::new(topology, events, delays) };
+            let request = Replay { expect: expect.clone(), variant, ..Replay::new(topology, events, delays) };
             match replay(&request) {
                 Ok(outcome) => {
                     print!("{}", outcome.snap_text());
-                    match outcome.comparison.as_ref().filter(|c| !c.matches()) {
-                        Some(diff) => {
+                    std::io::stdout().flush()?;
+                    match (outcome.comparison.as_ref(), expect) {
+                        (Some(diff), _) if !diff.matches() => {
                             eprintln!("MISMATCH with the expected snapshots:\n{diff}");
-                            Ok(ExitCode::from(1))
+                            Ok(ExitCode::from(EXIT_FAIL))
                         }
-                        None => Ok(ExitCode::SUCCESS),
+                        (Some(_), Some(prefix)) => {
+                            let n = outcome.blocks.len();
+                            eprintln!(
+                                "match: {} equal {} (node balances, and recorded messages per destination in order)",
+                                if n == 1 { "the snapshot".to_string() } else { format!("all {n} snapshots") },
+                                expected_files(&prefix, n)
+                            );
+                            Ok(ExitCode::SUCCESS)
+                        }
+                        _ => Ok(ExitCode::SUCCESS),
                     }
                 }
-                // A bad file is bad input; a failed check or a missing expectation is a failure.
-                Err(e @ ReplayError::Format(_)) => Err(e.into()),
+                Err(e) if replay_bad_input(&e, request.expect.as_deref()) => Err(e.into()),
                 Err(e) => {
                     eprintln!("FAILED: {e}");
-                    Ok(ExitCode::from(1))
+                    Ok(ExitCode::from(EXIT_FAIL))
                 }
             }
         }
@@ -233,5 +332,41 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             m.checker().serve(addr);
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `PREFIX + suffix` as a path.
+fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The expected files a matching run of `n` snapshots was compared with.
+fn expected_files(prefix: &Path, n: usize) -> String {
+    let single = suffixed(prefix, ".snap");
+    if n == 1 && single.is_file() {
+        return single.display().to_string();
+    }
+    let first = suffixed(prefix, "0.snap").display().to_string();
+    match n {
+        0 | 1 => first,
+        2 => format!("{first} and {}", suffixed(prefix, "1.snap").display()),
+        _ => format!("{first} ... {}", suffixed(prefix, &format!("{}.snap", n - 1)).display()),
+    }
+}
+
+/// Whether a replay error is bad input (exit 2) rather than a failed check (exit 1): a bad or
+/// unreadable file, a command the topology refuses, a delay file too short for the run, an
+/// expectation prefix with no file at all.
+fn replay_bad_input(e: &ReplayError, expect: Option<&Path>) -> bool {
+    match e {
+        ReplayError::Format(_) => true,
+        ReplayError::Command { error: SimError::DelaysExhausted { .. }, .. }
+        | ReplayError::Completion { error: SimError::DelaysExhausted { .. }, .. } => true,
+        ReplayError::MissingExpected { .. } => {
+            expect.is_some_and(|p| !suffixed(p, ".snap").is_file() && !suffixed(p, "0.snap").is_file())
+        }
+        _ => false,
     }
 }

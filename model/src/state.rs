@@ -19,9 +19,6 @@ pub type House = Stamped<Bank>;
 pub type Cart = Stamp<Jars>;
 /// The core's state of one house.
 pub type Core = Process<House>;
-/// Houses the state representation holds (budgets and sequence numbers are arrays of this
-/// size; house and channel indices are bytes).
-pub const MAX_HOUSES: usize = 8;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
 /// sent after its sender recorded snapshot `s`; in literal mode, the message's id; in basic
@@ -216,6 +213,10 @@ impl std::ops::DerefMut for State {
         &mut self.0
     }
 }
+
+/// The most houses a state holds (the size of its budget and sequence-number arrays; channel
+/// and house indices are `u8`, and 16 houses have at most 240 channels).
+pub const MAX_HOUSES: usize = 16;
 
 /// The contents of a [`State`].
 #[derive(Debug, PartialEq, Eq, Hash)]

@@ -28,10 +28,19 @@ fn bad_input(args: &[&str], message: &str) {
 
 #[test]
 fn bad_flags_exit_2_naming_the_problem() {
-    bad_input(&["check", "--procs", "9"], "--procs must be between 2 and 8, got 9");
-    bad_input(&["check", "--procs", "1"], "--procs must be between 2 and 8, got 1");
+    bad_input(&["check", "--procs", "17"], "--procs must be between 2 and 16, got 17");
+    bad_input(&["check", "--procs", "1"], "--procs must be between 2 and 16, got 1");
     bad_input(&["check", "--snapshots", "0"], "--snapshots must be between 1 and 8");
-    bad_input(&["check", "--initiators", "5"], "initiator 5 is not a process");
+    bad_input(&["check", "--initiators", "5"], "--initiators: initiator 5 is not a process");
+    bad_input(&["check", "--initiators", "0,0"], "--initiators lists house 0 twice");
+    bad_input(&["check", "--threads", "0"], "invalid value '0' for '--threads <THREADS>': must be at least 1");
+    bad_input(&["check", "--depth", "0"], "invalid value '0' for '--depth <D>': must be at least 1");
+    bad_input(&["check", "--timeout", "0"], "'--timeout <SECONDS>': must be a number of seconds greater than 0");
+    bad_input(&["check", "--theft", "--procs", "16", "--sends", "20"], "--theft: 16 houses x --sends 20 = 320 carts");
+    bad_input(
+        &["check", "--symmetry", "--procs", "11", "--topology", "ring"],
+        "--symmetry enumerates every permutation of the houses: at most 10 houses, this configuration has 11",
+    );
     bad_input(&["check", "--initiators", "x"], "bad initiator \"x\"");
     bad_input(&["check", "--variant", "bogus"], "unknown variant \"bogus\"");
     bad_input(&["check", "--topology", "hexagon"], "unknown topology \"hexagon\"");
@@ -47,19 +56,37 @@ fn bad_flags_exit_2_naming_the_problem() {
 
 #[test]
 fn bad_topology_files_exit_2_naming_file_and_line() {
-    bad_input(&["check", "--topology", "/nonexistent/none.top"], "/nonexistent/none.top:0: cannot read");
+    bad_input(&["check", "--topology", "/nonexistent/none.top"], "error: /nonexistent/none.top: cannot read");
     let unknown = temp_file("unknown.top", "2\nA 1\nB 1\nA C\n");
     bad_input(&["check", "--topology", unknown.to_str().unwrap()], "unknown.top:4: unknown process C");
-    let selfloop = temp_file("selfloop.top", "2\nA 1\nB 1\nA B\nB B\n");
+    // A count announcing more nodes than are listed before the links.
+    let short = temp_file("short.top", "3\nN1 1\nN2 1\nN1 N2\nN2 N1\n");
     bad_input(
-        &["check", "--topology", selfloop.to_str().unwrap()],
-        "selfloop.top:5: process B has a channel to itself",
+        &["check", "--topology", short.to_str().unwrap()],
+        "short.top:4: the first line announces 3 nodes but only 2 are listed",
     );
+    // More nodes than a model state holds: the file and the line of the count, no flag.
+    let big: String = "# many\n17\n".to_string()
+        + &(1..=17).map(|i| format!("N{i} 1\n")).collect::<String>()
+        + &(1..=17).map(|i| format!("N{i} N{}\n", i % 17 + 1)).collect::<String>();
+    let big = temp_file("big.top", &big);
+    let o = model(&["check", "--topology", big.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("big.top:2: 17 nodes, but the model holds at most 16 houses"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("--procs"), "no flag was given: {}", stderr(&o));
     let number = temp_file("number.top", "two\n");
     bad_input(&["check", "--topology", number.to_str().unwrap()], "number.top:1: bad number \"two\"");
     // A one-way line: nothing reaches A from B.
     let line = temp_file("line.top", "2\nA 1\nB 1\nA B\n");
-    bad_input(&["check", "--topology", line.to_str().unwrap(), "--initiators", "1"], "no marker from B can reach A");
+    bad_input(
+        &["check", "--topology", line.to_str().unwrap(), "--initiators", "1"],
+        "--initiators: no marker from B (house 1) can reach A along the links of",
+    );
+    // Each initiator alone must reach every house: 0 reaches everyone, 1 does not.
+    bad_input(
+        &["check", "--topology", line.to_str().unwrap(), "--initiators", "0,1"],
+        "no marker from B (house 1) can reach A",
+    );
     bad_input(&["check", "--topology", line.to_str().unwrap(), "--procs", "3"], "--procs 3 disagrees with");
 }
 
@@ -80,9 +107,132 @@ fn a_passing_check_exits_0_and_prints_every_property() {
     ] {
         assert!(out.contains(name), "{name} missing from:\n{out}");
     }
-    assert!(out.contains("Done. states="), "stateright's progress lines: {out}");
-    let last = out.lines().last().unwrap();
-    assert!(last.starts_with("unique states ") && last.contains("max depth") && last.contains("seconds"), "{last}");
+    let lines: Vec<&str> = out.lines().collect();
+    let counts = lines[lines.len() - 2];
+    assert!(counts.starts_with("unique states 70,") && counts.contains("max depth") && counts.contains("seconds"));
+    assert_eq!(lines[lines.len() - 1], "all 8 properties hold (exhaustive, 70 states)");
+}
+
+#[test]
+fn help_lists_the_exit_codes_and_the_house_limit() {
+    let o = model(&["check", "--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for line in [
+        "Exit codes:",
+        "  0  the search was exhaustive",
+        "  1  a property fails",
+        "  2  bad input",
+        "  3  not exhaustive",
+    ] {
+        assert!(out.contains(line), "{line:?} missing from:\n{out}");
+    }
+    assert!(out.contains("Houses, 2–16"), "{out}");
+    let o = model(&["replay", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("too few delays"));
+}
+
+/// The last line of stdout.
+fn verdict_line(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_sometimes_property_without_example_says_so_and_exits_1() {
+    // No transfer at all: every always-property holds, but no record can hold a message.
+    let o = model(&["check", "--procs", "2", "--sends", "0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        verdict_line(&o),
+        "no example found for: a channel record holds a message (exhaustive, 4 states: this configuration never \
+         shows it); the other 7 properties hold"
+    );
+    // No jars: the same.
+    let o = model(&["check", "--procs", "2", "--tokens", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(verdict_line(&o).starts_with("no example found for: a channel record holds a message"));
+}
+
+#[test]
+fn bounded_runs_say_so_and_exit_3() {
+    let o = model(&["check", "--depth", "3", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["exhaustive"].as_bool(), v["exit_code"].as_u64()), (Some(false), Some(3)));
+    assert!(v["summary"].as_str().unwrap().starts_with("no counterexample to depth 3 (not exhaustive"), "{v}");
+    assert_eq!(v["properties"][0]["verdict"], "no_counterexample_yet");
+    // A depth that cuts nothing leaves the search exhaustive.
+    let o = model(&["check", "--procs", "2", "--sends", "1", "--depth", "50"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    // A simulation is never exhaustive.
+    let o = model(&["check", "--procs", "2", "--sends", "1", "--strategy", "simulation", "--max-states", "500"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(verdict_line(&o).starts_with("no counterexample in "), "{}", verdict_line(&o));
+    assert!(verdict_line(&o).contains("simulated states (not exhaustive"), "{}", verdict_line(&o));
+    // Refused at once rather than running forever.
+    bad_input(
+        &["check", "--strategy", "simulation", "--max-states", "0"],
+        "invalid value '0' for '--max-states <MAX_STATES>': must be at least 1",
+    );
+}
+
+#[test]
+fn a_counterexample_in_a_bounded_run_still_exits_1() {
+    let o = model(&[
+        "check",
+        "--procs",
+        "2",
+        "--sends",
+        "1",
+        "--variant",
+        "late-record",
+        "--strategy",
+        "simulation",
+        "--max-states",
+        "20000",
+        "--stop-on-failure",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+    let last = verdict_line(&o);
+    assert!(last.contains("fail") && last.contains("(counterexample, ") && last.contains("not exhaustive"), "{last}");
+}
+
+#[test]
+fn a_timeout_reports_what_was_explored_and_exits_3() {
+    let o = model(&["check", "--procs", "4", "--sends", "3", "--timeout", "4"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("warning: this configuration likely has more than 10^"), "{err}");
+    assert!(err.contains("--strategy simulation"), "{err}");
+    let progress = err.lines().find(|l| l.starts_with("checking: ")).expect("a progress line");
+    for part in [" states, ", " unique, ", " states/s, depth ", " MB resident, ", " s"] {
+        assert!(progress.contains(part), "{part:?} missing from {progress}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("nothing crosses the cut inward") && out.contains("no counterexample yet"), "{out}");
+    let last = verdict_line(&o);
+    assert!(last.starts_with("no counterexample in ") && last.contains("stopped by the 4 s timeout"), "{last}");
+}
+
+#[test]
+fn an_interrupt_reports_what_was_explored_and_exits_3() {
+    let child = Command::new(env!("CARGO_BIN_EXE_model"))
+        .args(["check", "--procs", "4", "--sends", "3"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // Twice at once, as `timeout -s INT` does (the command, then its process group): still one
+    // interrupt, with its report.
+    for _ in 0..2 {
+        let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        assert!(kill.success());
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted: reporting what was explored"), "{}", stderr(&o));
+    let last = verdict_line(&o);
+    assert!(last.starts_with("no counterexample in ") && last.contains("(not exhaustive: interrupted)"), "{last}");
 }
 
 #[test]
@@ -166,10 +316,101 @@ fn replay_matches_the_suite_and_reports_a_tampered_expectation() {
     let o = run(args(prefix.to_str().unwrap()));
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("N1") && stderr(&o).contains("MISMATCH"), "{}", stderr(&o));
-    // A missing expectation.
+    // A prefix with no expected file at all is bad input.
     let o = run(args("/nonexistent/prefix"));
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing expected file /nonexistent/prefix.snap"), "{}", stderr(&o));
+}
+
+fn replay_suite(top: &str, events: &str, extra: &[&str]) -> Output {
+    let s = suite();
+    let p = |f: &str| s.join(f).to_str().unwrap().to_string();
+    let mut args = vec!["replay".to_string(), "--topology".into(), p(top), "--events".into(), p(events)];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().unwrap()
+}
+
+#[test]
+fn replay_says_what_matched() {
+    let s = suite();
+    let delays = s.join("delays.txt");
+    let prefix = s.join("8nodes-concurrent-snapshots");
+    let o = replay_suite(
+        "8nodes.top",
+        "8nodes-concurrent-snapshots.events",
+        &["--delays", delays.to_str().unwrap(), "--expect", prefix.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("match: all 5 snapshots equal ") && err.contains("8nodes-concurrent-snapshots4.snap"),
+        "{err}"
+    );
+}
+
+#[test]
+fn replay_with_too_few_delays_is_bad_input() {
+    let few = temp_file("few.txt", "1\n2\n");
+    let o = replay_suite("3nodes.top", "3nodes-bidirectional-messages.events", &["--delays", few.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ran out of delays: ") && stderr(&o).contains("few.txt holds 2 delays"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn every_course_topology_is_accepted_by_check_and_replay() {
+    let s = suite();
+    for top in ["2nodes.top", "3nodes.top", "8nodes.top", "10nodes.top"] {
+        let path = s.join(top);
+        let o = model(&[
+            "check",
+            "--topology",
+            path.to_str().unwrap(),
+            "--strategy",
+            "simulation",
+            "--max-states",
+            "20000",
+        ]);
+        assert_eq!(o.status.code(), Some(3), "{top}: {}", stderr(&o));
+        assert!(verdict_line(&o).starts_with("no counterexample in "), "{top}: {}", verdict_line(&o));
+    }
+    // The small ones exhaustively.
+    let o = model(&["check", "--topology", s.join("2nodes.top").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    // The big ones warn that an exhaustive check is hopeless.
+    let o = model(&["check", "--topology", s.join("10nodes.top").to_str().unwrap(), "--timeout", "1"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("warning: this configuration likely has more than 10^"), "{}", stderr(&o));
+    let delays = s.join("delays.txt");
+    let prefix = s.join("10nodes");
+    let o = replay_suite(
+        "10nodes.top",
+        "10nodes.events",
+        &["--delays", delays.to_str().unwrap(), "--expect", prefix.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn large_token_counts_and_self_links_in_a_top_file_are_accepted() {
+    // The course format ignores self-links: a warning names the file and the line.
+    let file = temp_file("selflinks.top", "2\nA 100\nB 1000\nA B\nB B\nB A\n");
+    let o = model(&["check", "--topology", file.to_str().unwrap(), "--sends", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: ") && stderr(&o).contains("selflinks.top:5: self-link B B ignored"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("--tokens"), "{}", stderr(&o));
+    // The same in replay.
+    let events = temp_file("selflinks.events", "send A B 1\nsnapshot A\ntick 10\n");
+    let o = model(&["replay", "--topology", file.to_str().unwrap(), "--events", events.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("selflinks.top:5: self-link B B ignored"), "{}", stderr(&o));
 }
 
 #[test]

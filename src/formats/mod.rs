@@ -90,9 +90,9 @@ pub enum Problem {
     },
 }
 
-/// A problem at a line of a file.
+/// A problem at a line of a file (`FILE:LINE: problem`, or `FILE: problem` for the whole file).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{file}:{line}: {problem}")]
+#[error("{file}{}: {problem}", if *.line == 0 { String::new() } else { format!(":{line}") })]
 pub struct FormatError {
     /// The file (or `<input>`).
     pub file: String,

@@ -1,6 +1,9 @@
 //! `.top`: the node count, then `ID tokens` per node, then one `SRC DST` line per one-way link.
+//! As the course format says, a self-link is ignored: the parser skips it and returns a
+//! [`TopWarning`] naming its line, for the caller to show.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::path::Path;
 
 use super::{content_lines, read, FormatError, Problem};
@@ -13,6 +16,33 @@ pub struct TopFile {
     pub topology: Topology,
     /// Initial tokens of each process.
     pub tokens: Vec<u32>,
+    /// The line of the node count (for errors about the file as a whole).
+    pub count_line: usize,
+    /// The line of each node, by process index.
+    pub node_lines: Vec<usize>,
+    /// Lines the course format ignores (self-links), in file order.
+    pub warnings: Vec<TopWarning>,
+}
+
+/// A line of a `.top` file that was ignored, as the course format says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopWarning {
+    /// The file.
+    pub file: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The node whose link to itself was ignored.
+    pub self_link: String,
+}
+
+impl fmt::Display for TopWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: self-link {} {} ignored (the course format ignores self-links)",
+            self.file, self.line, self.self_link, self.self_link
+        )
+    }
 }
 
 impl TopFile {
@@ -21,8 +51,8 @@ impl TopFile {
         Self::parse(&read(path)?, &path.display().to_string())
     }
 
-    /// Parses `.top` text; `file` names it in errors. Self-links, duplicate nodes or links and
-    /// unknown nodes are errors naming the line.
+    /// Parses `.top` text; `file` names it in errors and warnings. Duplicate nodes or links and
+    /// unknown nodes are errors naming the line; self-links are skipped with a warning.
     pub fn parse(text: &str, file: &str) -> Result<Self, FormatError> {
         let err = |line: usize, problem: Problem| FormatError { file: file.to_string(), line, problem };
         let mut lines = content_lines(text);
@@ -39,6 +69,7 @@ impl TopFile {
         }
         let mut names = Vec::with_capacity(count);
         let mut tokens = Vec::with_capacity(count);
+        let mut node_lines = Vec::with_capacity(count);
         let mut index: HashMap<String, u16> = HashMap::new();
         let mut last = first;
         while names.len() < count {
@@ -50,15 +81,23 @@ impl TopFile {
             let [id, t] = fields[..] else {
                 return Err(err(n, Problem::Malformed { expected: "ID tokens", text: line.to_string() }));
             };
-            let t: u32 = t.parse().map_err(|_| err(n, Problem::BadNumber { field: "tokens", text: t.to_string() }))?;
+            let Ok(t) = t.parse::<u32>() else {
+                // `N1 N2` where a node was due: the links started before the announced count.
+                if index.contains_key(t) || index.contains_key(id) {
+                    return Err(err(n, Problem::MissingNodes { expected: count, found: names.len() }));
+                }
+                return Err(err(n, Problem::BadNumber { field: "tokens", text: t.to_string() }));
+            };
             if index.insert(id.to_string(), names.len() as u16).is_some() {
                 return Err(err(n, TopologyError::DuplicateProcess { name: id.to_string() }.into()));
             }
             names.push(id.to_string());
             tokens.push(t);
+            node_lines.push(n);
         }
         let mut links = Vec::new();
         let mut seen = HashSet::new();
+        let mut warnings = Vec::new();
         for (n, line) in lines {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [a, b] = fields[..] else {
@@ -72,7 +111,8 @@ impl TopFile {
             };
             let (from, to) = (lookup(a)?, lookup(b)?);
             if from == to {
-                return Err(err(n, TopologyError::SelfLoop { process: a.to_string() }.into()));
+                warnings.push(TopWarning { file: file.to_string(), line: n, self_link: a.to_string() });
+                continue;
             }
             if !seen.insert((from, to)) {
                 return Err(err(n, TopologyError::DuplicateChannel { from: a.to_string(), to: b.to_string() }.into()));
@@ -80,7 +120,7 @@ impl TopFile {
             links.push((from, to));
         }
         let topology = Topology::new(names, links).map_err(|e| err(0, e.into()))?;
-        Ok(TopFile { topology, tokens })
+        Ok(TopFile { topology, tokens, count_line: first, node_lines, warnings })
     }
 }
 
@@ -90,7 +130,8 @@ mod tests {
 
     fn problem(text: &str) -> (usize, Problem) {
         let e = TopFile::parse(text, "t.top").unwrap_err();
-        assert!(e.to_string().starts_with(&format!("t.top:{}:", e.line)), "{e}");
+        let at = if e.line == 0 { "t.top:".to_string() } else { format!("t.top:{}:", e.line) };
+        assert!(e.to_string().starts_with(&at), "{e}");
         (e.line, e.problem)
     }
 
@@ -117,7 +158,8 @@ mod tests {
         assert_eq!(problem("2\nA 1\nB -1\n"), (3, Problem::BadNumber { field: "tokens", text: "-1".into() }));
         assert_eq!(problem("2\nA 1\nA 2\n"), (3, TopologyError::DuplicateProcess { name: "A".into() }.into()));
         assert_eq!(problem("2\nA 1\nB 2\nA C\n"), (4, TopologyError::UnknownProcess { name: "C".into() }.into()));
-        assert_eq!(problem("2\nA 1\nB 2\nA A\n"), (4, TopologyError::SelfLoop { process: "A".into() }.into()));
+        // Links where a node was due: the count announces more nodes than are listed.
+        assert_eq!(problem("3\nA 1\nB 2\nA B\n"), (4, Problem::MissingNodes { expected: 3, found: 2 }));
         assert_eq!(
             problem("2\nA 1\nB 2\nA B\nA B\n"),
             (5, TopologyError::DuplicateChannel { from: "A".into(), to: "B".into() }.into())
@@ -131,6 +173,15 @@ mod tests {
     #[test]
     fn missing_file_is_an_error_naming_it() {
         let e = TopFile::read(Path::new("/nonexistent/x.top")).unwrap_err();
-        assert!(e.to_string().starts_with("/nonexistent/x.top:0: cannot read"), "{e}");
+        assert!(e.to_string().starts_with("/nonexistent/x.top: cannot read"), "{e}");
+    }
+
+    #[test]
+    fn self_links_are_ignored_with_a_warning_naming_the_line() {
+        let f = TopFile::parse("2\nA 1\nB 2\nA B\nB B\nB A\n", "t.top").unwrap();
+        assert_eq!(f.topology.channels().len(), 2);
+        assert_eq!(f.warnings, vec![TopWarning { file: "t.top".into(), line: 5, self_link: "B".into() }]);
+        assert_eq!(f.warnings[0].to_string(), "t.top:5: self-link B B ignored (the course format ignores self-links)");
+        assert_eq!((f.count_line, f.node_lines.as_slice()), (1, &[2, 3][..]));
     }
 }
