@@ -3,7 +3,7 @@
 //! cluster down and is judged by [`judge`].
 
 use chandy_lamport::bank::{Bank, BankCommand};
-use chandy_lamport::runtime::{Cluster, Options};
+use chandy_lamport::runtime::{Cluster, Options, Outcome};
 use chandy_lamport::{Initiators, ProcessId, SnapshotId, Topology, Variant};
 
 use crate::judge::{judge, Failure, Judged, Requests};
@@ -174,6 +174,13 @@ impl Scenario {
     /// Runs the script on a traced cluster of houses with [`JARS`] jars each, running `variant`
     /// of the marker rules; shuts down and judges the outcome.
     pub fn run(&self, variant: Variant) -> Result<Judged, Failure> {
+        let (requests, outcome) = self.execute(variant)?;
+        judge(&self.topology, &requests, &outcome)
+    }
+
+    /// Runs the script as [`Scenario::run`] does and returns what was asked and the outcome,
+    /// unjudged.
+    pub fn execute(&self, variant: Variant) -> Result<(Requests, Outcome<Bank>), Failure> {
         let houses = vec![Bank::new(JARS); self.topology.len()];
         let options = Options { trace: true, variant, initiators: self.initiators.clone() };
         let cluster = Cluster::start(self.topology.clone(), houses, options).map_err(Failure::Runtime)?;
@@ -194,6 +201,6 @@ impl Scenario {
             .map_err(Failure::Runtime)?;
         }
         let outcome = cluster.shutdown().map_err(Failure::Runtime)?;
-        judge(&self.topology, &requests, &outcome)
+        Ok((requests, outcome))
     }
 }

@@ -15,7 +15,8 @@
 //! house goes idle).
 #![cfg(loom)]
 
-use chandy_lamport::{ChannelId, Clause, ProcessId, SnapshotId, Variant, Violation};
+use chandy_lamport::runtime::RuntimeError;
+use chandy_lamport::{ChannelId, Clause, CoreError, ProcessId, SnapshotId, Variant, Violation};
 use loom_tests::explore::{explore, find_failure};
 use loom_tests::judge::Failure;
 use loom_tests::scenario::Scenario;
@@ -193,4 +194,47 @@ fn record_twice_records_a_cart_twice() {
     let v = caught(two_houses, Variant::RecordTwice, Clause::ExactRecords);
     assert!(matches!(v, Violation::ExtraMessage { index: 1, .. }), "{v}");
     assert_eq!(channel_of(&v), Some(channel(two_houses, 1, 0)), "{v}");
+}
+
+/// `P0` sends its marker to `P1` twice: `P1`'s core refuses the second (its record of that
+/// channel is closed, or its part of the snapshot already complete and taken), and the cluster
+/// reports the refusal instead of a snapshot. The runtime itself catches this fault before the
+/// trace checker could see it (were the core to accept it, the judge's count of the snapshot's
+/// markers would fail: two sent on one channel, one closing its record).
+#[test]
+fn double_marker_is_refused() {
+    explore("double-marker: same scenario, correct runtime", BOUND, || two_houses().run(Variant::None));
+    let failure = find_failure(Variant::DoubleMarker.name(), BOUND, || two_houses().run(Variant::DoubleMarker));
+    assert!(
+        matches!(
+            failure,
+            Failure::Runtime(RuntimeError::Core {
+                error: CoreError::DuplicateMarker { .. } | CoreError::SnapshotCompleted { .. },
+                ..
+            })
+        ),
+        "{failure:?}"
+    );
+}
+
+/// Every core variant has its test above (update both lists when a variant is added).
+#[test]
+fn every_core_variant_is_caught() {
+    let tested = [
+        Variant::SendBeforeMarker,
+        Variant::NoChannelRecording,
+        Variant::CloseAllOnFirstMarker,
+        Variant::KeepRecordingAfterMarker,
+        Variant::NoMarkerForwarding,
+        Variant::LateRecord,
+        Variant::StaleState,
+        Variant::RecordsReversed,
+        Variant::SwapRecord,
+        Variant::SkipOneMarker,
+        Variant::RecordTwice,
+        Variant::DoubleMarker,
+    ];
+    let core: Vec<Variant> =
+        Variant::ALL.into_iter().filter(|v| *v != Variant::None && !v.is_channel_fault()).collect();
+    assert_eq!(core, tested);
 }

@@ -1,7 +1,10 @@
 //! The threaded runtime under shuttle with 5 to 8 houses, beyond loom's thread limit: the loom
 //! scenarios, each under the random scheduler and under PCT (fixed seeds, fixed numbers of
-//! schedules). Every run must end with every snapshot assembled, accepted by the trace checker
-//! and conserving the ledger, and every cart delivered; a deadlock fails the test.
+//! schedules). Every run is judged as under loom (see `loom_tests::judge`): every cart
+//! delivered, every recording caused by an initiation or a marker, every snapshot waited for
+//! assembled, accepted by the trace checker and conserving the ledger with all its markers
+//! received, and a snapshot left open at shutdown only where the shutdown explains it; a
+//! deadlock fails the test.
 #![cfg(shuttle)]
 
 use chandy_lamport::Variant;
@@ -54,9 +57,29 @@ fn two_overlapping_snapshots() {
 }
 
 #[test]
-fn a_snapshot_in_flight_at_shutdown_completes() {
+fn two_carts_in_flight_on_one_channel() {
+    let seen = check_all("two carts in flight", Scenario::two_carts_in_flight);
+    assert_jars_in_transit("two carts in flight", &seen);
+}
+
+#[test]
+fn two_snapshots_initiated_at_two_houses_around_a_cart() {
+    let seen = check_all("two snapshots around a cart", Scenario::two_snapshots_around_a_cart);
+    assert_jars_in_transit("two snapshots around a cart", &seen);
+}
+
+#[test]
+fn a_snapshot_in_flight_at_shutdown_verifies_or_is_left_open() {
     let seen = check_all("in flight at shutdown", Scenario::in_flight_at_shutdown);
     assert_jars_in_transit("in flight at shutdown", &seen);
+    // Both endings occur: assembled (and verified) in some runs, left open in others.
+    assert!(seen.iter().any(|c| c.with_open > 0), "{seen:?}");
+    assert!(seen.iter().any(|c| c.with_open < c.schedules), "{seen:?}");
+}
+
+#[test]
+fn one_house_fanning_out_shut_down_in_flight() {
+    check_all("fan-out, in flight at shutdown", |n| Scenario::fan_out(n).unwaited());
 }
 
 #[test]

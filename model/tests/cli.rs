@@ -110,7 +110,7 @@ fn a_passing_check_exits_0_and_prints_every_property() {
     let lines: Vec<&str> = out.lines().collect();
     let counts = lines[lines.len() - 2];
     assert!(counts.starts_with("unique states 70,") && counts.contains("max depth") && counts.contains("seconds"));
-    assert_eq!(lines[lines.len() - 1], "all 8 properties hold (exhaustive, 70 states)");
+    assert_eq!(lines[lines.len() - 1], "all 9 properties hold (exhaustive, 70 states)");
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn a_sometimes_property_without_example_says_so_and_exits_1() {
     assert_eq!(
         verdict_line(&o),
         "no example found for: a channel record holds a message (exhaustive, 4 states: this configuration never \
-         shows it); the other 7 properties hold"
+         shows it); the other 8 properties hold"
     );
     // No jars: the same.
     let o = model(&["check", "--procs", "2", "--tokens", "0"]);

@@ -6,8 +6,10 @@
 //! Threads block only in `recv` (an idle process first does the work a fault variant deferred),
 //! and shutdown is explicit: each process sends a flush on every outgoing channel and keeps
 //! handling messages until a flush has arrived on every incoming channel, so no application
-//! message is lost. Nothing is recorded on a process's behalf at shutdown: a snapshot still open
-//! then is reported as incomplete, never assembled from fabricated parts.
+//! message is lost. Nothing is recorded on a process's behalf at shutdown, and a process that
+//! has flushed no longer records on a marker (it would have to send markers after its flush): a
+//! snapshot still open at shutdown is reported as incomplete, never assembled from fabricated
+//! parts.
 
 mod collector;
 mod process;
