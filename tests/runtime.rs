@@ -6,8 +6,8 @@ use chandy_lamport::core::Refusal;
 use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
 use chandy_lamport::topology::{Initiators, TopologyError};
 use chandy_lamport::trace::EventKind;
-use chandy_lamport::verify::{unterminated, verify};
-use chandy_lamport::workload::{run, Workload};
+use chandy_lamport::verify::{unterminated, verify, Clause, VerifyError};
+use chandy_lamport::workload::{run, Workload, WorkloadError};
 use chandy_lamport::{Application, ProcessId, SnapshotId, Topology, Variant};
 
 fn workload(topology: Topology, seed: u64) {
@@ -34,6 +34,19 @@ fn sales_are_traced_internal_steps_that_the_checker_replays() {
     assert_eq!(report.snapshots.len(), 6);
     assert!(report.snapshots.iter().any(|s| s.sold > 0), "some snapshot records sales");
     assert!(report.snapshots.iter().all(|s| s.in_houses + s.in_transit + s.sold == report.total));
+}
+
+#[test]
+fn the_checker_rejects_a_runtime_trace_recorded_with_stale_states() {
+    let mut w = Workload::new(Topology::complete(3).unwrap(), 500, 3);
+    w.variant = Variant::StaleState;
+    match run(&w) {
+        Err(WorkloadError::Verify { error: VerifyError::Violation(v), .. }) => {
+            assert_eq!(v.clause(), Clause::RecordedReachable, "{v}");
+            assert!(v.to_string().contains("but its state at the cut is"), "{v}");
+        }
+        other => panic!("stale states must be rejected: {other:?}"),
+    }
 }
 
 #[test]

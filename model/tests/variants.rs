@@ -119,3 +119,14 @@ fn without_channel_recording_no_record_ever_holds_a_message() {
     let result = run_with(&model::Config { variant: Variant::NoChannelRecording, ..base() }, Strategy::Bfs);
     assert_eq!(verdict(&result, RECORD_MESSAGE), Verdict::NoExample);
 }
+
+#[test]
+fn a_house_that_never_records_is_caught_even_when_any_house_may_initiate() {
+    // Initiating is a choice: termination is judged wherever nothing but initiations is enabled,
+    // so a house left unrecorded cannot hide behind an initiation it could still make.
+    for variant in [Variant::SkipOneMarker, Variant::NoMarkerForwarding] {
+        let c = model::Config { variant, initiators: InitiatorSpec::Any, ..base() };
+        let result = run_with(&c, Strategy::Bfs);
+        assert_eq!(verdict(&result, TERMINATES), Verdict::Counterexample, "{variant}");
+    }
+}
