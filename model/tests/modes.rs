@@ -12,8 +12,11 @@ use model::{Config, InitiatorSpec, Mode, TopologySpec, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 
+/// Property names and verdicts.
+type Verdicts = Vec<(String, Verdict)>;
+
 /// Full and literal verdicts on `c`, literal's extra sometimes-property left out.
-fn both(c: &Config) -> (Vec<(String, Verdict)>, Vec<(String, Verdict)>) {
+fn both(c: &Config) -> (Verdicts, Verdicts) {
     let full = run(&with(c, Mode::Full, c.variant));
     let literal = run(&with(c, Mode::Literal, c.variant));
     let literal = verdicts(&literal).into_iter().filter(|(name, _)| name != NEVER_OCCURRED).collect();
