@@ -31,6 +31,15 @@ fn the_reference_configuration_k1_reaches_exactly_the_state_count_of_spin_rumur_
 }
 
 #[test]
+fn the_reference_configuration_k2_reaches_exactly_the_state_count_of_rumur_and_tlc() {
+    let mut c = config(3, TopologySpec::Complete, 2, 1, InitiatorSpec::Only(vec![0]));
+    c.mode = Mode::Basic;
+    let result = run(&c);
+    assert!(result.ok && result.exhaustive);
+    assert_eq!(result.unique_states, 2_009_291);
+}
+
+#[test]
 fn complete_graph_of_three() {
     expect_all_good(&config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0])), 21_752);
 }
