@@ -969,6 +969,57 @@ mod tests {
     }
 
     #[test]
+    fn deferred_markers_leave_on_the_next_step_or_when_idle() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::with_variant(p(0), Bank::new(3), Variant::SendBeforeMarker);
+        let mut out = Out::new();
+        assert!(!q.has_deferred());
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert!(markers(&out).is_empty(), "held back");
+        assert!(q.has_deferred());
+        // The next send leaves first, the markers right behind it.
+        out.clear();
+        q.send(&t, c(&t, 0, 1), Jars(1), &mut out).unwrap();
+        assert_eq!(out[0], Effect::Send { channel: c(&t, 0, 1), message: Message::App(Jars(1)) });
+        assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
+        assert!(!q.has_deferred());
+        // Held again for a second snapshot; this time the house is idle.
+        q.initiate(&t, S1, &mut out).unwrap();
+        assert!(q.has_deferred());
+        out.clear();
+        q.flush(&t, &mut out);
+        assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
+        assert!(!q.has_deferred());
+    }
+
+    #[test]
+    fn a_deferred_recording_happens_after_one_more_message_or_when_idle() {
+        let t = Topology::complete(3).unwrap();
+        for idle in [false, true] {
+            let mut q = Process::with_variant(p(1), Bank::new(3), Variant::LateRecord);
+            let mut out = Out::new();
+            q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+            assert!(!q.has_recorded(S0) && q.has_deferred());
+            out.clear();
+            if idle {
+                q.flush(&t, &mut out);
+                assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(3)));
+            } else {
+                q.receive(&t, c(&t, 2, 1), Message::App(Jars(2)), &mut out).unwrap();
+                assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(5)), "records after the message");
+            }
+            assert_eq!(out.iter().filter(|e| matches!(e, Effect::Recorded { .. })).count(), 1);
+            assert_eq!(markers(&out), t.outgoing(p(1)).to_vec());
+            assert!(!q.has_deferred());
+        }
+        // The correct algorithm defers nothing.
+        let mut q = Process::new(p(1), Bank::new(3));
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.has_recorded(S0) && !q.has_deferred());
+    }
+
+    #[test]
     fn refused_steps_leave_the_state_unchanged() {
         let t = Topology::complete(3).unwrap();
         let mut q = Process::new(p(0), Bank::new(3));
