@@ -1020,6 +1020,29 @@ mod tests {
     }
 
     #[test]
+    fn swap_record_closes_the_other_snapshots_record() {
+        let t = Topology::complete(2).unwrap();
+        let from1 = c(&t, 1, 0);
+        let mut q = Process::with_variant(p(0), Bank::new(10), Variant::SwapRecord);
+        let mut out = Out::new();
+        q.initiate(&t, S0, &mut out).unwrap();
+        q.initiate(&t, S1, &mut out).unwrap();
+        q.receive(&t, from1, Message::App(Jars(1)), &mut out).unwrap();
+        out.clear();
+        // S0's marker closes S1's record; S0's stays open and records the next cart.
+        q.receive(&t, from1, Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out[0], Effect::Closed { snapshot: S1, channel: from1 });
+        assert!(q.is_complete(S1) && !q.is_complete(S0));
+        q.receive(&t, from1, Message::App(Jars(2)), &mut out).unwrap();
+        out.clear();
+        // S1's marker then closes S0's.
+        q.receive(&t, from1, Message::Marker(S1), &mut out).unwrap();
+        assert_eq!(out[0], Effect::Closed { snapshot: S0, channel: from1 });
+        assert_eq!(q.take_local_snapshot(&t, S0).unwrap().channels, vec![(from1, vec![Jars(1), Jars(2)])]);
+        assert_eq!(q.take_local_snapshot(&t, S1).unwrap().channels, vec![(from1, vec![Jars(1)])]);
+    }
+
+    #[test]
     fn refused_steps_leave_the_state_unchanged() {
         let t = Topology::complete(3).unwrap();
         let mut q = Process::new(p(0), Bank::new(3));
