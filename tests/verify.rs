@@ -4,7 +4,7 @@
 use chandy_lamport::bank::{Bank, Jars, Sale};
 use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
 use chandy_lamport::trace::{Event, EventKind, MsgId, Trace};
-use chandy_lamport::verify::{check, verify, Clause, VerifyError, Violation};
+use chandy_lamport::verify::{check, unterminated, verify, Clause, VerifyError, Violation};
 use chandy_lamport::{ChannelId, Initiators, ProcessId, SnapshotId, Topology};
 
 const S: SnapshotId = SnapshotId(0);
@@ -388,4 +388,39 @@ fn an_initiation_by_a_process_that_may_not_initiate_is_reported() {
     }
     r.trace.initiators = Initiators::Only(vec![P0]);
     verify(&r.topology, &r.trace, &s).unwrap();
+}
+
+#[test]
+fn violations_name_their_events_in_words() {
+    let mut r = Run::new();
+    r.record(P0, true);
+    let mut marker = r.trace.events.pop().unwrap();
+    let m = r.send(P0, 3);
+    marker.state = r.states[0];
+    r.trace.events.push(marker);
+    r.recv(P1, m);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let text = violation(&r, &r.snapshot(10, 13, &[], &[])).to_string();
+    assert!(text.contains("sent after the sender recorded (event 1 (#0 step 1))"), "{text}");
+    assert!(text.contains("received before the receiver recorded (event 3 (#1 step 0))"), "{text}");
+}
+
+#[test]
+fn a_recording_of_another_snapshot_does_not_count_for_this_one() {
+    let (mut r, _) = correct();
+    // P1's recording and marker belong to snapshot 1, not to snapshot 0.
+    for e in r.trace.events.iter_mut().filter(|e| e.process == P1) {
+        match &mut e.kind {
+            EventKind::Record { snapshot, .. } | EventKind::MarkerSend { snapshot, .. } => *snapshot = SnapshotId(1),
+            _ => {}
+        }
+    }
+    r.trace
+        .events
+        .retain(|e| !matches!(e.kind, EventKind::MarkerReceive { snapshot, .. } if e.process == P0 && snapshot == S));
+    let open = unterminated(&r.topology, &r.trace, S).unwrap();
+    assert!(open.contains(&Violation::NotRecorded { snapshot: S, process: P1 }), "{open:?}");
+    assert!(open.contains(&Violation::NotClosed { snapshot: S, channel: r.ch(P1, P0) }), "{open:?}");
 }
