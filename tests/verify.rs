@@ -424,3 +424,33 @@ fn a_recording_of_another_snapshot_does_not_count_for_this_one() {
     assert!(open.contains(&Violation::NotRecorded { snapshot: S, process: P1 }), "{open:?}");
     assert!(open.contains(&Violation::NotClosed { snapshot: S, channel: r.ch(P1, P0) }), "{open:?}");
 }
+
+#[test]
+fn a_cart_stolen_after_its_receiver_recorded_counts_where_it_was_sent() {
+    // P1 initiates; P0 sends a cart before recording (pre-cut); bandits steal it after P1
+    // recorded. The theft counts before the cut: the cart is not in flight, the record is empty.
+    let mut r = Run::new();
+    r.record(P1, true);
+    let m = r.send(P0, 4);
+    let channel = r.ch(P0, P1);
+    r.push(P1, EventKind::Lost { channel, id: m });
+    r.marker(P0);
+    r.record(P0, false);
+    r.marker(P1);
+    let s = r.snapshot(6, 10, &[], &[]);
+    verify(&r.topology, &r.trace, &s).unwrap();
+    // Recording the stolen cart is an extra message.
+    let wrong = r.snapshot(6, 10, &[4], &[]);
+    assert!(matches!(violation(&r, &wrong), Violation::ExtraMessage { .. }));
+}
+
+#[test]
+fn a_snapshot_of_the_wrong_shape_is_refused() {
+    let (r, s) = correct();
+    let mut fewer = s.clone();
+    fewer.state.processes.pop();
+    assert!(matches!(verify(&r.topology, &r.trace, &fewer), Err(VerifyError::Check(_))));
+    let mut more = s;
+    more.state.channels.push(Vec::new());
+    assert!(matches!(verify(&r.topology, &r.trace, &more), Err(VerifyError::Check(_))));
+}
