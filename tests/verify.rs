@@ -454,3 +454,37 @@ fn a_snapshot_of_the_wrong_shape_is_refused() {
     more.state.channels.push(Vec::new());
     assert!(matches!(verify(&r.topology, &r.trace, &more), Err(VerifyError::Check(_))));
 }
+
+#[test]
+fn an_extra_message_received_after_the_cut_is_named_with_its_receipt() {
+    let (mut r, _) = correct();
+    let late = r.send(P1, 4);
+    r.recv(P0, late);
+    let receipt = r.trace.events.len() - 1;
+    let s = r.snapshot(9, 9, &[], &[2, 4]);
+    match violation(&r, &s) {
+        Violation::ExtraMessage { index, received: Some(at), .. } => {
+            assert_eq!(index, 1);
+            assert_eq!((at.process, at.position), (P0, receipt));
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn replay_failures_name_the_channel() {
+    let mut r = Run::new();
+    let a = r.send(P0, 1);
+    let b = r.send(P0, 2);
+    r.record(P0, true);
+    r.recv(P1, b);
+    r.recv(P1, a);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let label = r.topology.channel_label(r.ch(P0, P1));
+    match violation(&r, &r.snapshot(7, 13, &[], &[])) {
+        Violation::RecordedUnreachable { reason, .. } => assert!(reason.contains(&format!("on {label}")), "{reason}"),
+        other => panic!("{other}"),
+    }
+}
