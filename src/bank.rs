@@ -11,7 +11,8 @@ use thiserror::Error;
 use crate::core::{Application, Refusal};
 use crate::runtime::{Outbox, Service};
 use crate::snapshot::Tokens;
-use crate::topology::ProcessId;
+use crate::spec::{accounted, Move, Setup, Spec, Stable, View};
+use crate::topology::{ProcessId, Topology};
 
 /// A house: jars in stock, and jars sold to its port town so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -93,6 +94,82 @@ impl Application for Bank {
     fn on_internal(&mut self, sale: &Sale) -> Result<(), Refusal> {
         self.sell(sale.0).map_err(|e| Refusal(e.to_string()))
     }
+}
+
+impl Spec for Bank {
+    const NAME: &'static str = "bank";
+    const CONSERVES: bool = true;
+
+    fn initial(_p: ProcessId, tokens: u32) -> Self {
+        Bank::new(tokens)
+    }
+
+    /// A cart of one jar on each outgoing channel, and a sale of one jar with `--internal`;
+    /// nothing without a jar in stock.
+    fn moves(&self, me: ProcessId, topology: &Topology, setup: &Setup, out: &mut dyn FnMut(Move<Jars, Sale>)) {
+        if self.jars == 0 {
+            return;
+        }
+        for &channel in topology.outgoing(me) {
+            out(Move::Send { channel, msg: Jars(1) });
+        }
+        if setup.internal {
+            out(Move::Internal(Sale(1)));
+        }
+    }
+
+    /// Jars in stock and jars sold: only theft takes jars out of the ledger.
+    fn held(&self) -> u64 {
+        u64::from(self.jars) + u64::from(self.sold)
+    }
+
+    fn carried(cart: &Jars) -> u64 {
+        u64::from(cart.0)
+    }
+
+    fn stable() -> &'static [Stable<Self>] {
+        &[
+            Stable { name: DEFICIT, holds: deficit, examples: None },
+            Stable { name: EXHAUSTED, holds: exhausted, examples: None },
+        ]
+    }
+
+    fn describe_state(&self) -> String {
+        let jars = if self.jars == 1 { "1 jar".to_string() } else { format!("{} jars", self.jars) };
+        if self.sold > 0 {
+            format!("{jars}, {} sold", self.sold)
+        } else {
+            jars
+        }
+    }
+
+    fn describe(cart: &Jars) -> String {
+        let unit = if cart.0 == 1 { "jar" } else { "jars" };
+        format!("a cart of {} {unit}", cart.0)
+    }
+
+    fn describe_move(mv: &Move<Jars, Sale>, topology: &Topology) -> String {
+        match mv {
+            Move::Send { channel, msg: Jars(1) } => format!("sends a jar on {}", topology.channel_label(*channel)),
+            Move::Send { channel, msg } => format!("sends {} jars on {}", msg.0, topology.channel_label(*channel)),
+            Move::Internal(Sale(1)) => "sells a jar to its port town".to_string(),
+            Move::Internal(Sale(n)) => format!("sells {n} jars to its port town"),
+        }
+    }
+}
+
+/// Deficit: fewer jars accounted for (in stock, sold, in transit) than the ledger's total;
+/// only theft can cause one.
+pub const DEFICIT: &str = "deficit";
+/// Exhaustion of supply: every jar sold (or stolen), none in stock or in transit.
+pub const EXHAUSTED: &str = "supply exhausted";
+
+fn deficit(v: &View<'_, Bank>) -> bool {
+    accounted(v.states, v.channels) < v.initial
+}
+
+fn exhausted(v: &View<'_, Bank>) -> bool {
+    v.states.iter().all(|b| b.jars == 0) && v.channels.iter().all(Vec::is_empty)
 }
 
 impl Tokens for Bank {

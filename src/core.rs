@@ -730,7 +730,28 @@ impl<A: Application> Process<A> {
     /// position `i` is the old record at `order[i]`. Model checkers use it to map a state onto a
     /// symmetric one (a permutation of processes that the topology allows).
     pub fn relabeled(&self, id: ProcessId, order: &[usize]) -> Self {
+        self.relabeled_with(id, order, &|a: &A| a.clone(), &|m: &A::Msg| m.clone())
+    }
+
+    /// [`Process::relabeled`], also mapping every application value the process holds (its
+    /// state, recorded states, recorded messages) by `app` and `msg`: for applications whose
+    /// states or messages name processes.
+    pub fn relabeled_with(
+        &self,
+        id: ProcessId,
+        order: &[usize],
+        app: &dyn Fn(&A) -> A,
+        msg: &dyn Fn(&A::Msg) -> A::Msg,
+    ) -> Self {
         let mut p = self.clone();
+        p.app = app(&p.app);
+        p.stale = p.stale.map(|s| Box::new(app(&s)));
+        for slot in p.slots.iter_mut() {
+            slot.state = slot.state.as_ref().map(app);
+            for (_, m) in slot.recorded.iter_mut() {
+                *m = msg(m);
+            }
+        }
         p.id = id;
         if p.slots.is_empty() {
             return p;
@@ -1052,5 +1073,75 @@ mod tests {
         let _ = q.receive(&t, c(&t, 0, 1), Message::App(Jars(1)), &mut out);
         let _ = q.initiate(&t, S0, &mut out);
         assert_eq!(q, before);
+    }
+
+    #[test]
+    fn bits_beyond_the_inline_word() {
+        let mut b = Bits::default();
+        let set = [0usize, 63, 64, 65, 130, 200];
+        for i in set {
+            b.set(i);
+        }
+        b.set(130);
+        for i in 0..260 {
+            assert_eq!(b.get(i), set.contains(&i), "bit {i}");
+        }
+        assert_eq!(b.count(), set.len());
+        let mut only_high = Bits::default();
+        only_high.set(64);
+        assert!(!only_high.get(0) && only_high.get(64) && only_high.count() == 1);
+    }
+
+    fn slot(id: u32, incoming: usize, state: Option<u32>, closed: &[usize], recorded: &[(usize, u32)]) -> Slot<Bank> {
+        let mut s = Slot::new(SnapshotId(id), incoming);
+        s.state = state.map(Bank::new);
+        for &i in closed {
+            s.closed.set(i);
+        }
+        for &(i, jars) in recorded {
+            s.push(i, Jars(jars), false);
+        }
+        s
+    }
+
+    fn hash_of<T: Hash>(t: &T) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(t)
+    }
+
+    #[test]
+    fn slots_compare_each_channel_record_on_its_own() {
+        let base = slot(0, 3, Some(2), &[0], &[(0, 1), (1, 2), (0, 3)]);
+        // The same records, interleaved differently across channels: equal, same hash.
+        let interleaved = slot(0, 3, Some(2), &[0], &[(1, 2), (0, 1), (0, 3)]);
+        assert_eq!(base, interleaved);
+        assert_eq!(hash_of(&base), hash_of(&interleaved));
+        assert_eq!(base.incoming(), 3);
+        assert_eq!(base.recorded().map(|(c, m)| (c, m.0)).collect::<Vec<_>>(), [(0, 1), (1, 2), (0, 3)]);
+        // Each field on its own makes a difference.
+        let differing = [
+            slot(1, 3, Some(2), &[0], &[(0, 1), (1, 2), (0, 3)]),
+            slot(0, 3, Some(5), &[0], &[(0, 1), (1, 2), (0, 3)]),
+            slot(0, 3, None, &[0], &[(0, 1), (1, 2), (0, 3)]),
+            slot(0, 4, Some(2), &[0], &[(0, 1), (1, 2), (0, 3)]),
+            slot(0, 3, Some(2), &[0, 2], &[(0, 1), (1, 2), (0, 3)]),
+            slot(0, 3, Some(2), &[0], &[(0, 1), (1, 2)]),
+            slot(0, 3, Some(2), &[0], &[(0, 3), (1, 2), (0, 1)]),
+            slot(0, 3, Some(2), &[0], &[(0, 1), (2, 2), (0, 3)]),
+        ];
+        for (k, other) in differing.iter().enumerate() {
+            assert_ne!(&base, other, "case {k}");
+            assert_ne!(hash_of(&base), hash_of(other), "case {k}");
+        }
+    }
+
+    #[test]
+    fn a_process_reports_its_variant_and_slots() {
+        let t = Topology::ring(2).unwrap();
+        let mut q = Process::with_variant(p(0), Bank::new(1), Variant::LateRecord);
+        assert_eq!(q.variant(), Variant::LateRecord);
+        assert!(q.slots().is_empty());
+        q.initiate(&t, S0, &mut Out::new()).unwrap();
+        assert_eq!(q.slots().iter().map(|s| s.id).collect::<Vec<_>>(), [S0]);
     }
 }

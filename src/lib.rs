@@ -10,9 +10,11 @@
 pub mod bank;
 pub mod core;
 pub mod formats;
+pub mod orders;
 pub mod runtime;
 pub mod sim;
 pub mod snapshot;
+pub mod spec;
 pub(crate) mod sync;
 pub mod topology;
 pub mod trace;
@@ -22,6 +24,7 @@ pub mod workload;
 
 pub use crate::core::{Application, CoreError, Effect, Message, Process, Slot, SnapshotId};
 pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot, Tokens};
+pub use crate::spec::{Move, Setup, Spec, Stable, View};
 pub use crate::topology::{Channel, ChannelId, Initiators, ProcessId, Topology, TopologyError};
 pub use crate::trace::{Event, EventKind, MsgId, Trace};
 pub use crate::variant::Variant;

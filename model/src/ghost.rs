@@ -9,19 +9,27 @@
 //! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
 //! remembering), and the replay lists are dropped once `s` completes.
 
+use chandy_lamport::spec::Spec;
 use smallvec::SmallVec;
 
-use crate::state::{Cart, State};
+use crate::stamp::Stamp;
+use crate::state::State;
 
 /// A short list per channel, stored flat (one run per channel, in channel order), so that equal
 /// contents are equal values whatever order the channels were filled in.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Lists {
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lists<M> {
     lens: SmallVec<[u8; 6]>,
-    items: SmallVec<[Cart; 2]>,
+    items: SmallVec<[Stamp<M>; 2]>,
 }
 
-impl Lists {
+impl<M> Default for Lists<M> {
+    fn default() -> Self {
+        Lists { lens: SmallVec::new(), items: SmallVec::new() }
+    }
+}
+
+impl<M: Copy + Eq> Lists<M> {
     /// `n` empty lists.
     pub fn new(n: usize) -> Self {
         Lists { lens: SmallVec::from_elem(0, n), items: SmallVec::new() }
@@ -32,20 +40,20 @@ impl Lists {
     }
 
     /// The list of channel `c`.
-    pub fn get(&self, c: usize) -> &[Cart] {
+    pub fn get(&self, c: usize) -> &[Stamp<M>] {
         let start = self.start(c);
         &self.items[start..start + usize::from(self.lens[c])]
     }
 
     /// Appends `cart` to the list of channel `c`.
-    pub fn push(&mut self, c: usize, cart: Cart) {
+    pub fn push(&mut self, c: usize, cart: Stamp<M>) {
         let end = self.start(c) + usize::from(self.lens[c]);
         self.items.insert(end, cart);
         self.lens[c] += 1;
     }
 
     /// Removes `cart` from the list of channel `c`; whether it was there.
-    pub fn remove(&mut self, c: usize, cart: &Cart) -> bool {
+    pub fn remove(&mut self, c: usize, cart: &Stamp<M>) -> bool {
         let start = self.start(c);
         match self.get(c).iter().position(|x| x == cart) {
             Some(i) => {
@@ -58,10 +66,10 @@ impl Lists {
     }
 
     /// Replaces the list of channel `c`.
-    pub fn set(&mut self, c: usize, carts: impl IntoIterator<Item = Cart>) {
+    pub fn set(&mut self, c: usize, carts: impl IntoIterator<Item = Stamp<M>>) {
         let start = self.start(c);
         let end = start + usize::from(self.lens[c]);
-        let new: SmallVec<[Cart; 4]> = carts.into_iter().collect();
+        let new: SmallVec<[Stamp<M>; 4]> = carts.into_iter().collect();
         self.items.drain(start..end);
         self.lens[c] = new.len() as u8;
         for (k, cart) in new.into_iter().enumerate() {
@@ -69,19 +77,19 @@ impl Lists {
         }
     }
 
-    /// The same lists with channel `c` moved to `map[c]`.
-    pub fn permuted(&self, map: &[usize]) -> Self {
+    /// The same lists with channel `c` moved to `map[c]` and each message relabelled.
+    pub fn permuted(&self, map: &[usize], relabel: &dyn Fn(&Stamp<M>) -> Stamp<M>) -> Self {
         let mut out = Lists::new(self.lens.len());
         for (c, &to) in map.iter().enumerate() {
-            out.set(to, self.get(c).iter().copied());
+            out.set(to, self.get(c).iter().map(relabel));
         }
         out
     }
 }
 
 /// Per-snapshot ghost data.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SnapGhost {
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SnapGhost<M> {
     /// The snapshot has been initiated somewhere.
     pub active: bool,
     /// (a) A cart sent after its sender recorded was received before its receiver recorded.
@@ -92,44 +100,59 @@ pub struct SnapGhost {
     pub state_bad: bool,
     /// (d) Set at completion: replaying the post-cut steps from the recorded state fails.
     pub end_bad: bool,
-    /// Deficit and trade-over at S_begin (when first initiated).
-    pub y_begin: [bool; 2],
-    /// Deficit and trade-over at S_end (when the last record closed).
-    pub y_end: [bool; 2],
-    /// Jars stolen from pre-cut carts (the theft counts as before the cut).
+    /// The stable predicates at S_begin (when first initiated), bit `i` for predicate `i`.
+    pub y_begin: u8,
+    /// The stable predicates at S_end (when the last record closed).
+    pub y_end: u8,
+    /// The conserved quantity stolen with pre-cut messages (the theft counts as before the
+    /// cut).
     pub stolen_pre: u8,
     /// (b), (c) Per channel, from its receiver's recording on: the carts in flight at the cut —
     /// pre-cut sends neither received before the receiver recorded nor stolen — in sending
     /// order. A correct record equals it, cart for cart.
-    pub expected: Lists,
+    pub expected: Lists<M>,
     /// (d) Per channel: post-cut sends before completion, not stolen.
-    pub post_sent: Lists,
+    pub post_sent: Lists<M>,
     /// (d) Per channel: post-cut receipts before completion, in order.
-    pub post_received: Lists,
+    pub post_received: Lists<M>,
     /// Budget of each house when it recorded (trade-over at S* needs it).
     pub rec_budget: Vec<u8>,
 }
 
-/// Ghost data of every snapshot id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Ghost {
-    /// Indexed by snapshot id.
-    pub snaps: Vec<SnapGhost>,
+impl<M> Default for SnapGhost<M> {
+    fn default() -> Self {
+        SnapGhost {
+            active: false,
+            crossed: false,
+            prefifo: false,
+            state_bad: false,
+            end_bad: false,
+            y_begin: 0,
+            y_end: 0,
+            stolen_pre: 0,
+            expected: Lists::default(),
+            post_sent: Lists::default(),
+            post_received: Lists::default(),
+            rec_budget: Vec::new(),
+        }
+    }
 }
 
-/// Index of the deficit predicate in `y_begin`/`y_end`.
-pub const DEFICIT: usize = 0;
-/// Index of the trade-over predicate in `y_begin`/`y_end`.
-pub const TRADE_OVER: usize = 1;
+/// Ghost data of every snapshot id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ghost<M> {
+    /// Indexed by snapshot id.
+    pub snaps: Vec<SnapGhost<M>>,
+}
 
-impl Ghost {
+impl<M: Copy + Eq> Ghost<M> {
     /// Ghost data for `snapshots` ids.
     pub fn new(snapshots: usize) -> Self {
-        Ghost { snaps: vec![SnapGhost::default(); snapshots] }
+        Ghost { snaps: (0..snapshots).map(|_| SnapGhost::default()).collect() }
     }
 
-    /// Before the first initiation of `s`.
-    pub fn activate(&mut self, s: usize, state: &State, initial_total: u64) {
+    /// Before the first initiation of `s`, in `state`, where the stable predicates are `y`.
+    pub fn activate<A: Spec<Msg = M>>(&mut self, s: usize, state: &State<A>, initial_total: u64, y: u8) {
         let g = &mut self.snaps[s];
         if g.active {
             return;
@@ -141,17 +164,17 @@ impl Ghost {
         g.post_received = Lists::new(n);
         g.rec_budget = vec![0; state.procs.len()];
         // Everything stolen so far was stolen before any cut.
-        g.stolen_pre = initial_total.saturating_sub(state.jars_accounted()) as u8;
-        g.y_begin = [state.jars_accounted() < initial_total, state.trade_over()];
+        g.stolen_pre = initial_total.saturating_sub(state.accounted()).min(255) as u8;
+        g.y_begin = y;
     }
 
-    fn active(&mut self) -> impl Iterator<Item = (u32, &mut SnapGhost)> {
+    fn active(&mut self) -> impl Iterator<Item = (u32, &mut SnapGhost<M>)> {
         self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active).map(|(s, g)| (1 << s, g))
     }
 
     /// `cart` with `tag` sent on `channel`, whose receiver had recorded the snapshots in
     /// `receiver` (bit set); `done` marks snapshots already complete.
-    pub fn on_send(&mut self, channel: usize, cart: Cart, tag: u32, receiver: u32, done: u32) {
+    pub fn on_send(&mut self, channel: usize, cart: Stamp<M>, tag: u32, receiver: u32, done: u32) {
         for (bit, g) in self.active() {
             if tag & bit == 0 {
                 if receiver & bit != 0 {
@@ -166,12 +189,12 @@ impl Ghost {
     /// `cart` with `tag` at `index` of `channel` is about to be received by a house that had
     /// recorded the snapshots in `recorded` (bit set); `done` marks snapshots already complete.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_receive(
+    pub fn on_receive<A: Spec<Msg = M>>(
         &mut self,
-        state: &State,
+        state: &State<A>,
         channel: usize,
         index: usize,
-        cart: Cart,
+        cart: Stamp<M>,
         tag: u32,
         recorded: u32,
         done: u32,
@@ -188,12 +211,12 @@ impl Ghost {
         }
     }
 
-    /// `cart` with `tag` stolen from `channel`.
-    pub fn on_theft(&mut self, channel: usize, cart: Cart, tag: u32, done: u32) {
+    /// `cart` with `tag`, carrying `amount` of the conserved quantity, stolen from `channel`.
+    pub fn on_theft(&mut self, channel: usize, cart: Stamp<M>, amount: u64, tag: u32, done: u32) {
         for (bit, g) in self.active() {
             if tag & bit == 0 {
                 g.expected.remove(channel, &cart);
-                g.stolen_pre = g.stolen_pre.saturating_add(cart.msg.0 as u8);
+                g.stolen_pre = g.stolen_pre.saturating_add(amount.min(255) as u8);
             } else if done & bit == 0 {
                 g.post_sent.remove(channel, &cart);
             }
@@ -204,7 +227,15 @@ impl Ghost {
     /// recorded state is its state at that moment (the one its pre-cut events produced). The
     /// carts pre-cut-sent and still in each of its incoming `channels` (in `state`, after the
     /// step) start their expected records.
-    pub fn on_record(&mut self, s: usize, house: usize, budget: u8, faithful: bool, channels: &[usize], state: &State) {
+    pub fn on_record<A: Spec<Msg = M>>(
+        &mut self,
+        s: usize,
+        house: usize,
+        budget: u8,
+        faithful: bool,
+        channels: &[usize],
+        state: &State<A>,
+    ) {
         let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) else { return };
         g.rec_budget[house] = budget;
         g.state_bad |= !faithful;
@@ -218,13 +249,13 @@ impl Ghost {
         }
     }
 
-    /// Snapshot `s` just completed with records `records` (per channel); judges (d) by
-    /// replaying the post-cut receipts on the records followed by the post-cut sends, which must
-    /// leave each channel as it really is now.
-    pub fn on_complete(&mut self, s: usize, state: &State, records: &[Vec<Cart>], initial_total: u64) {
+    /// Snapshot `s` just completed with records `records` (per channel), in `state`, where the
+    /// stable predicates are `y`; judges (d) by replaying the post-cut receipts on the records
+    /// followed by the post-cut sends, which must leave each channel as it really is now.
+    pub fn on_complete<A: Spec<Msg = M>>(&mut self, s: usize, state: &State<A>, records: &[Vec<Stamp<M>>], y: u8) {
         let g = &mut self.snaps[s];
         g.end_bad = records.iter().enumerate().any(|(c, record)| {
-            let mut queue: std::collections::VecDeque<Cart> =
+            let mut queue: std::collections::VecDeque<Stamp<M>> =
                 record.iter().chain(g.post_sent.get(c)).copied().collect();
             for cart in g.post_received.get(c) {
                 if queue.front() != Some(cart) {
@@ -238,7 +269,7 @@ impl Ghost {
             });
             !queue.into_iter().eq(actual)
         });
-        g.y_end = [state.jars_accounted() < initial_total, state.trade_over()];
+        g.y_end = y;
         // No longer needed: forget them so that states differing only there merge.
         let n = state.chans.len();
         g.post_sent = Lists::new(n);

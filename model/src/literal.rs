@@ -5,12 +5,13 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
 use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
+use chandy_lamport::spec::{Move, Spec, View};
 use chandy_lamport::trace::{EventKind, MsgId, Trace};
 use chandy_lamport::verify::{check, Clause};
 use chandy_lamport::{Application, SnapshotId, Topology};
 
 use crate::model::ChandyLamport;
-use crate::properties::{sound, y_star};
+use crate::properties::sound;
 use crate::stamp::Stamped;
 use crate::state::{Cart, House, Recorded, State};
 
@@ -27,27 +28,40 @@ pub struct Judgement {
     pub end_reachable: bool,
     /// Stable detection.
     pub stable: bool,
-    /// Jars stolen from carts sent before the cut.
+    /// The stable predicates on S* (bit `i` for predicate `i`).
+    pub y_star: u8,
+    /// The conserved quantity stolen with messages sent before the cut.
     pub stolen_pre: u64,
     /// S* equals none of the global states the run passed through.
     pub never_occurred: bool,
 }
 
 /// Budget of `house` after the events before `position`.
-fn budget_at(trace: &Trace<House>, sends: u8, house: usize, position: usize) -> u8 {
-    let used = trace.events[..position.min(trace.events.len())]
+fn budget_at<A: Spec>(trace: &Trace<House<A>>, sends: u8, house: usize, position: usize) -> u8 {
+    let used: u32 = trace.events[..position.min(trace.events.len())]
         .iter()
-        .filter(|e| e.process.index() == house && matches!(e.kind, EventKind::Send { .. } | EventKind::Internal { .. }))
-        .count();
-    sends.saturating_sub(used as u8)
+        .filter(|e| e.process.index() == house)
+        .map(|e| match &e.kind {
+            EventKind::Send { channel, msg, .. } => u32::from(A::cost(&Move::Send { channel: *channel, msg: msg.msg })),
+            EventKind::Internal { step } => u32::from(A::cost(&Move::Internal(*step))),
+            _ => 0,
+        })
+        .sum();
+    u32::from(sends).saturating_sub(used) as u8
 }
 
-fn y(m: &ChandyLamport, g: &GlobalState<House>, budgets: &[u8]) -> [bool; 2] {
-    let held: u64 = g.processes.iter().map(|b| u64::from(b.jars) + u64::from(b.sold)).sum();
-    let moving: u64 = g.channels.iter().flatten().map(|c| u64::from(c.msg.0)).sum();
-    let over =
-        g.channels.iter().all(Vec::is_empty) && g.processes.iter().zip(budgets).all(|(b, &k)| k == 0 || b.jars == 0);
-    [held + moving < m.initial_total(), over]
+/// The stable predicates on global state `g` with `budgets`.
+fn y<A: Spec>(m: &ChandyLamport<A>, g: &GlobalState<House<A>>, budgets: &[u8]) -> u8 {
+    let states: Vec<A> = g.processes.iter().map(|h| h.0).collect();
+    let channels: Vec<Vec<A::Msg>> = g.channels.iter().map(|c| c.iter().map(|m| m.msg).collect()).collect();
+    m.y(&View {
+        topology: m.topology(),
+        states: &states,
+        budgets,
+        channels: &channels,
+        initial: m.initial_total(),
+        setup: m.setup,
+    })
 }
 
 type CacheKey = (u64, usize, SnapshotId);
@@ -58,7 +72,7 @@ thread_local! {
 }
 
 /// Judges snapshot `id` of `state` (which must carry a history) on what it recorded.
-pub fn judge(m: &ChandyLamport, state: &State, id: SnapshotId, rec: &Recorded) -> Option<Judgement> {
+pub fn judge<A: Spec>(m: &ChandyLamport<A>, state: &State<A>, id: SnapshotId, rec: &Recorded<A>) -> Option<Judgement> {
     let history = state.history.as_ref()?;
     let key = (history.digest, history.trace.events.len(), id);
     if let Some(hit) = CACHE.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, j)| j.clone())) {
@@ -75,7 +89,12 @@ pub fn judge(m: &ChandyLamport, state: &State, id: SnapshotId, rec: &Recorded) -
     judgement
 }
 
-fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: &Recorded) -> Option<Judgement> {
+fn judge_uncached<A: Spec>(
+    m: &ChandyLamport<A>,
+    trace: &Trace<House<A>>,
+    id: SnapshotId,
+    rec: &Recorded<A>,
+) -> Option<Judgement> {
     let topology = m.topology();
     let processes = rec.houses.iter().map(|&b| Stamped(b)).collect();
     let snapshot = GlobalSnapshot { id, state: GlobalState { processes, channels: rec.channels.clone() } };
@@ -84,12 +103,12 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: 
     let sends = m.cfg.sends;
     let n = topology.len();
     // Thefts of carts sent before the cut count as before the cut.
-    let send_pos: HashMap<MsgId, (usize, usize)> = trace
+    let send_pos: HashMap<MsgId, (usize, usize, u64)> = trace
         .events
         .iter()
         .enumerate()
-        .filter_map(|(i, e)| match e.kind {
-            EventKind::Send { id, .. } => Some((id, (i, e.process.index()))),
+        .filter_map(|(i, e)| match &e.kind {
+            EventKind::Send { id, msg, .. } => Some((*id, (i, e.process.index(), A::carried(&msg.msg)))),
             _ => None,
         })
         .collect();
@@ -97,15 +116,16 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: 
         .events
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::Lost { id, .. } => send_pos.get(&id).filter(|(i, p)| *i < cut[*p]).map(|_| 1u64),
+            EventKind::Lost { id, .. } => send_pos.get(&id).filter(|(i, p, _)| *i < cut[*p]).map(|(_, _, q)| *q),
             _ => None,
         })
         .sum();
+    let star_budgets: Vec<u8> = (0..n).map(|p| budget_at(trace, sends, p, cut[p])).collect();
+    let y_star = m.y_recorded(rec, &star_budgets);
     let stable = match (&report.begin, &report.end, report.begin_at, report.end_at) {
         (Some(begin), Some(end), Some(b), Some(e)) => {
             let at = |pos: usize| (0..n).map(|p| budget_at(trace, sends, p, pos)).collect::<Vec<_>>();
-            let star_budgets: Vec<u8> = (0..n).map(|p| budget_at(trace, sends, p, cut[p])).collect();
-            sound(m.cfg.theft, y(m, begin, &at(b)), y_star(m, rec, &star_budgets), y(m, end, &at(e + 1)))
+            sound(y(m, begin, &at(b)), y_star, y(m, end, &at(e + 1)))
         }
         _ => false,
     };
@@ -120,6 +140,7 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: 
             && report.holds(Clause::Initiation),
         end_reachable: report.holds(Clause::EndReachable),
         stable,
+        y_star,
         stolen_pre,
         never_occurred,
     })
@@ -127,10 +148,10 @@ fn judge_uncached(m: &ChandyLamport, trace: &Trace<House>, id: SnapshotId, rec: 
 
 /// Whether the run passed through global state `g` (process states and carts in transit). The
 /// states are recomputed by the application's transitions, not read from the log.
-fn occurred(topology: &Topology, trace: &Trace<House>, g: &GlobalState<House>) -> bool {
+fn occurred<A: Spec>(topology: &Topology, trace: &Trace<House<A>>, g: &GlobalState<House<A>>) -> bool {
     let mut states = trace.initial.clone();
-    let mut chans: Vec<VecDeque<(MsgId, Cart)>> = vec![VecDeque::new(); topology.channels().len()];
-    let same = |states: &[House], chans: &[VecDeque<(MsgId, Cart)>]| {
+    let mut chans: Vec<VecDeque<(MsgId, Cart<A>)>> = vec![VecDeque::new(); topology.channels().len()];
+    let same = |states: &[House<A>], chans: &[VecDeque<(MsgId, Cart<A>)>]| {
         states == g.processes.as_slice()
             && chans.iter().zip(&g.channels).all(|(c, r)| c.iter().map(|(_, j)| j).eq(r.iter()))
     };

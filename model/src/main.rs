@@ -10,10 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use chandy_lamport::bank::Bank;
 use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::orders::Orders;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
+use chandy_lamport::spec::Spec;
 use chandy_lamport::Variant;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::Model;
@@ -94,9 +97,21 @@ enum Command {
     },
 }
 
+/// The applications the model can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum App {
+    /// Trading houses passing carts of jars (conservation, deficit, exhaustion of supply).
+    Bank,
+    /// Houses ordering jars from each other and waiting for them (deadlock).
+    Orders,
+}
+
 /// The model configuration.
 #[derive(Args, Debug)]
 struct ModelArgs {
+    /// The application the houses run.
+    #[arg(long, value_enum, default_value = "bank")]
+    app: App,
     /// Houses, 2–16: the most a model state holds (for a .top topology, taken from the file).
     #[arg(long)]
     procs: Option<usize>,
@@ -187,7 +202,7 @@ const SYMMETRY_MAX_HOUSES: usize = 10;
 
 impl ModelArgs {
     /// The model, with the topology file's warnings printed to stderr.
-    fn build(&self) -> anyhow::Result<ChandyLamport> {
+    fn build<A: Spec>(&self) -> anyhow::Result<ChandyLamport<A>> {
         let config = Config {
             procs: self.procs,
             topology: self.topology.clone(),
@@ -204,7 +219,7 @@ impl ModelArgs {
         for w in &resolved.warnings {
             eprintln!("warning: {w}");
         }
-        Ok(ChandyLamport::new(resolved))
+        Ok(ChandyLamport::<A>::new(resolved))
     }
 }
 
@@ -246,43 +261,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check { model, checker, json } => {
-            if checker.symmetry && checker.strategy == Strategy::Bfs {
-                anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
-            }
-            let m = model.build()?;
-            let houses = m.topology().len();
-            if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
-                anyhow::bail!(
-                    "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_HOUSES} houses, \
-                     this configuration has {houses}"
-                );
-            }
-            let opts = CheckOptions {
-                strategy: checker.strategy,
-                threads: checker.threads.unwrap_or(CheckOptions::default().threads),
-                symmetry: checker.symmetry,
-                depth: checker.depth,
-                stop_on_failure: checker.stop_on_failure,
-                seed: checker.seed,
-                max_states: checker.max_states,
-                addr: checker.addr.to_string(),
-                timeout: checker.timeout,
-                interrupt: interrupt_flag(),
-                ..CheckOptions::default()
-            };
-            let mut err = std::io::stderr();
-            let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
-            let mut out = std::io::stdout().lock();
-            if json {
-                serde_json::to_writer(&mut out, &result)?;
-                writeln!(out)?;
-            } else {
-                model::run::print_table(&result, &mut out)?;
-            }
-            out.flush()?;
-            Ok(ExitCode::from(result.exit_code))
-        }
+        Command::Check { model, checker, json } => match model.app {
+            App::Bank => check_cmd::<Bank>(&model, &checker, json),
+            App::Orders => check_cmd::<Orders>(&model, &checker, json),
+        },
         Command::Replay { topology, events, delays, seed, expect, variant } => {
             // The topology's warnings (self-links ignored); its errors are reported by the replay.
             if let Ok(top) = TopFile::read(&topology) {
@@ -323,16 +305,61 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Explore { model, addr } => {
-            let m = model.build()?;
-            // Fail with a message (not a panic inside the server) if the address is taken.
-            drop(TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?);
-            println!("Explorer: http://{addr}/");
-            std::io::stdout().flush()?;
-            m.checker().serve(addr);
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Explore { model, addr } => match model.app {
+            App::Bank => explore::<Bank>(&model, addr),
+            App::Orders => explore::<Orders>(&model, addr),
+        },
     }
+}
+
+/// `model explore` for application `A`.
+fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitCode> {
+    let m = model.build::<A>()?;
+    // Fail with a message (not a panic inside the server) if the address is taken.
+    drop(TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?);
+    println!("Explorer: http://{addr}/");
+    std::io::stdout().flush()?;
+    m.checker().serve(addr);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `model check` for application `A`.
+fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    if checker.symmetry && checker.strategy == Strategy::Bfs {
+        anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
+    }
+    let m = model.build::<A>()?;
+    let houses = m.topology().len();
+    if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
+        anyhow::bail!(
+            "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_HOUSES} houses, \
+                     this configuration has {houses}"
+        );
+    }
+    let opts = CheckOptions {
+        strategy: checker.strategy,
+        threads: checker.threads.unwrap_or(CheckOptions::default().threads),
+        symmetry: checker.symmetry,
+        depth: checker.depth,
+        stop_on_failure: checker.stop_on_failure,
+        seed: checker.seed,
+        max_states: checker.max_states,
+        addr: checker.addr.to_string(),
+        timeout: checker.timeout,
+        interrupt: interrupt_flag(),
+        ..CheckOptions::default()
+    };
+    let mut err = std::io::stderr();
+    let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, &result)?;
+        writeln!(out)?;
+    } else {
+        model::run::print_table(&result, &mut out)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::from(result.exit_code))
 }
 
 /// `PREFIX + suffix` as a path.

@@ -1,5 +1,5 @@
-//! The stateright model: houses running the library's core (`chandy_lamport::Process`, with the
-//! bank inside) joined by FIFO channels. Every marker rule is the core's; the model only chooses
+//! The stateright model: houses running the library's core (`chandy_lamport::Process`, with an
+//! application inside: any [`Spec`]) joined by FIFO channels. Every marker rule is the core's; the model only chooses
 //! which event happens next and carries out the effects the core returns. A step the core
 //! refuses is not dropped: it leads to a dead-end state marked refused, which fails the property
 //! "the core accepts every step the model offers".
@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use chandy_lamport::bank::{Bank, Jars, Sale};
+use chandy_lamport::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
     ChannelId, CoreError, Effect, Initiators, Message, Process, ProcessId, SnapshotId, Topology, Variant,
@@ -20,20 +20,24 @@ use crate::properties;
 use crate::stamp::{Stamp, Stamped};
 use crate::state::{Cart, Chans, Core, History, Packet, Recorded, Shared, State, StateData, MAX_HOUSES};
 
-/// One step of the model.
+/// One step of the model; `M` and `S` are the application's messages and internal steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    /// `from` sends a cart of one jar on `channel`.
-    Transfer {
+pub enum Action<M, S> {
+    /// `from` sends `msg` on `channel` (a move of its application).
+    Send {
         /// The sending house.
         from: u8,
         /// One of its outgoing channels.
         channel: u8,
+        /// The message.
+        msg: M,
     },
-    /// `house` sells one jar to its port town (internal step).
-    Sell {
+    /// `house` takes internal step `step` (a move of its application).
+    Internal {
         /// The house.
         house: u8,
+        /// The step.
+        step: S,
     },
     /// The message at `index` of `channel` arrives (index 0 unless channels are non-FIFO).
     Deliver {
@@ -71,10 +75,17 @@ pub enum Action {
     },
 }
 
-/// The Chandy–Lamport model of a resolved configuration.
-pub struct ChandyLamport {
+/// The model's action type for application `A`.
+pub type Act<A> = Action<<A as chandy_lamport::Application>::Msg, <A as chandy_lamport::Application>::Step>;
+
+/// The Chandy–Lamport model of a resolved configuration, running application `A`.
+pub struct ChandyLamport<A: Spec> {
     /// The configuration.
     pub cfg: Resolved,
+    /// The application's options.
+    pub setup: Setup,
+    /// The stable predicates checked with the stable-property rule, in bit order.
+    pub predicates: Vec<Stable<A>>,
     initial_total: u64,
     core_variant: Variant,
     /// Latches: once a property has a discovery, later states no longer report it, so the
@@ -84,18 +95,50 @@ pub struct ChandyLamport {
     sym: u16,
 }
 
-/// Which properties exist in this configuration, in report order.
-pub(crate) fn property_list(m: &ChandyLamport) -> Vec<Property<ChandyLamport>> {
-    properties::list(&m.cfg)
-}
-
-impl ChandyLamport {
+impl<A: Spec> ChandyLamport<A> {
     /// A model of `cfg`.
     pub fn new(cfg: Resolved) -> Self {
-        let initial_total = cfg.tokens.iter().map(|&t| u64::from(t)).sum();
+        let initial_total = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()]).held()).sum();
         let core_variant = if cfg.variant.is_channel_fault() { Variant::None } else { cfg.variant };
         let latches = Arc::new((0..properties::KINDS).map(|_| AtomicBool::new(false)).collect());
-        ChandyLamport { cfg, initial_total, core_variant, latches, sym: 0 }
+        let setup = Setup { internal: cfg.internal };
+        let predicates = stable_predicates::<A>();
+        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0 }
+    }
+
+    /// The stable predicates that hold in `view`, bit `i` for predicate `i`.
+    pub fn y(&self, view: &View<'_, A>) -> u8 {
+        self.predicates.iter().enumerate().fold(0, |bits, (i, p)| if (p.holds)(view) { bits | 1 << i } else { bits })
+    }
+
+    /// The stable predicates in live state `s`.
+    pub fn y_live(&self, s: &State<A>) -> u8 {
+        let states = s.apps();
+        let channels = s.in_transit();
+        let view = View {
+            topology: &self.cfg.topology,
+            states: &states,
+            budgets: &s.budget[..states.len()],
+            channels: &channels,
+            initial: self.initial_total,
+            setup: self.setup,
+        };
+        self.y(&view)
+    }
+
+    /// The stable predicates in what snapshot `rec` recorded, with each house's budget when it
+    /// recorded.
+    pub fn y_recorded(&self, rec: &Recorded<A>, budgets: &[u8]) -> u8 {
+        let channels = rec.messages();
+        let view = View {
+            topology: &self.cfg.topology,
+            states: &rec.houses,
+            budgets,
+            channels: &channels,
+            initial: self.initial_total,
+            setup: self.setup,
+        };
+        self.y(&view)
     }
 
     /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
@@ -115,7 +158,7 @@ impl ChandyLamport {
         &self.cfg.topology
     }
 
-    /// Jars in the system at the start.
+    /// The conserved quantity at the start (jars, for the bank).
     pub fn initial_total(&self) -> u64 {
         self.initial_total
     }
@@ -141,22 +184,25 @@ impl ChandyLamport {
 
     /// Visits every enabled action in a fixed order; stops early when `visit` returns false. A
     /// state reached by a refused step is a dead end.
-    fn each_action(&self, s: &State, mut visit: impl FnMut(Action) -> bool) {
+    fn each_action(&self, s: &State<A>, mut visit: impl FnMut(Act<A>) -> bool) {
         if s.refused.is_some() {
             return;
         }
         let t = &self.cfg.topology;
         for p in t.processes() {
             let i = p.index();
-            if s.budget[i] == 0 || s.procs[i].app().jars == 0 {
-                continue;
-            }
-            for &c in t.outgoing(p) {
-                if !visit(Action::Transfer { from: i as u8, channel: c.0 as u8 }) {
+            let budget = s.budget[i];
+            let mut go = true;
+            s.procs[i].app().moves(p, t, &self.setup, &mut |mv| {
+                if !go || A::cost(&mv) > budget {
                     return;
                 }
-            }
-            if self.cfg.internal && !visit(Action::Sell { house: i as u8 }) {
+                go = visit(match mv {
+                    Move::Send { channel, msg } => Action::Send { from: i as u8, channel: channel.0 as u8, msg },
+                    Move::Internal(step) => Action::Internal { house: i as u8, step },
+                });
+            });
+            if !go {
                 return;
             }
         }
@@ -196,7 +242,7 @@ impl ChandyLamport {
     }
 
     /// A sentence for `action` taken in `state` (what arrives, who records).
-    pub fn describe(&self, state: &State, action: &Action) -> String {
+    pub fn describe(&self, state: &State<A>, action: &Act<A>) -> String {
         let t = &self.cfg.topology;
         let ends = |c: u8| {
             let ch = t.channel(ChannelId(u32::from(c)));
@@ -208,7 +254,9 @@ impl ChandyLamport {
                 let (from, to) = ends(channel);
                 let nth = if index == 0 { String::new() } else { format!(" (overtaking {index})") };
                 match packet(channel, index).map(|p| &p.msg) {
-                    Some(Message::App(cart)) => format!("{to} receives {} from {from}{nth}", cart_words(cart)),
+                    Some(Message::App(cart)) => {
+                        format!("{to} receives {} from {from}{nth}", message_words::<A>(cart))
+                    }
                     Some(Message::Marker(s)) => {
                         let records =
                             !state.procs[t.channel(ChannelId(u32::from(channel))).to.index()].has_recorded(*s);
@@ -223,7 +271,7 @@ impl ChandyLamport {
     }
 
     /// Whether no action is enabled.
-    pub fn is_final(&self, s: &State) -> bool {
+    pub fn is_final(&self, s: &State<A>) -> bool {
         let mut any = false;
         self.each_action(s, |_| {
             any = true;
@@ -234,7 +282,7 @@ impl ChandyLamport {
 
     /// Whether nothing but initiations is enabled: the trade and every snapshot in flight have
     /// run their course (initiating is a choice, never an obligation).
-    pub fn is_quiescent(&self, s: &State) -> bool {
+    pub fn is_quiescent(&self, s: &State<A>) -> bool {
         let mut busy = false;
         self.each_action(s, |a| {
             busy = !matches!(a, Action::Initiate { .. });
@@ -244,7 +292,7 @@ impl ChandyLamport {
     }
 
     /// What snapshot `s` recorded, once every house's part is complete.
-    pub fn recorded(&self, state: &State, s: SnapshotId) -> Option<Recorded> {
+    pub fn recorded(&self, state: &State<A>, s: SnapshotId) -> Option<Recorded<A>> {
         let t = &self.cfg.topology;
         let mut houses = Vec::with_capacity(state.procs.len());
         let mut channels = vec![Vec::new(); t.channels().len()];
@@ -258,33 +306,31 @@ impl ChandyLamport {
         Some(Recorded { houses, channels })
     }
 
-    /// Jars recorded by snapshot `s` (in houses and in transit) and jars recorded as sold, once
-    /// every house's part is complete; no allocation (the ledger is checked on every state).
-    pub fn recorded_totals(&self, state: &State, s: SnapshotId) -> Option<(u64, u64)> {
-        let (mut total, mut sold) = (0u64, 0u64);
+    /// The conserved quantity recorded by snapshot `s` (in houses and in transit), once every
+    /// house's part is complete; no allocation (the ledger is checked on every state).
+    pub fn recorded_accounted(&self, state: &State<A>, s: SnapshotId) -> Option<u64> {
+        let mut total = 0u64;
         for p in &state.procs {
             let slot = p.slot(s).filter(|slot| slot.is_complete())?;
-            let house = slot.state?;
-            total += u64::from(house.jars);
-            sold += u64::from(house.sold);
-            total += slot.recorded().map(|(_, cart)| u64::from(cart.msg.0)).sum::<u64>();
+            total += slot.state?.held();
+            total += slot.recorded().map(|(_, m)| A::carried(&m.msg)).sum::<u64>();
         }
-        Some((total, sold))
+        Some(total)
     }
 
-    fn done_bits(&self, state: &State) -> u32 {
+    fn done_bits(&self, state: &State<A>) -> u32 {
         self.snapshot_ids().filter(|&s| state.complete(s)).fold(0, |b, s| b | (1 << s.0))
     }
 
     /// The snapshots `p` has recorded, one bit per id (a cart it sends now carries these as
     /// its full-mode tag: sent after its sender recorded).
-    pub fn recorded_bits(&self, p: &Core) -> u32 {
+    pub fn recorded_bits(&self, p: &Core<A>) -> u32 {
         self.snapshot_ids().filter(|&s| p.has_recorded(s)).fold(0, |b, s| b | (1 << s.0))
     }
 
     /// Carries out the effects of one core step of `house`, in order; records the trace in
     /// literal mode.
-    fn apply(&self, next: &mut State, house: usize, input: StepInput, effects: &[Effect<Cart>], tag: u32) {
+    fn apply(&self, next: &mut State<A>, house: usize, input: StepInput, effects: &[Effect<Cart<A>>], tag: u32) {
         for effect in effects {
             match effect {
                 Effect::Send { channel, message } => {
@@ -312,39 +358,39 @@ impl ChandyLamport {
     }
 
     /// Runs completion hooks for snapshots that completed in this step.
-    fn completed(&self, next: &mut State, done_before: u32) {
+    fn completed(&self, next: &mut State<A>, done_before: u32) {
         let Some(mut ghost) = next.ghost.take() else { return };
         let done_after = self.done_bits(next);
         for s in self.snapshot_ids().filter(|s| done_after & !done_before & (1 << s.0) != 0) {
             // Complete everywhere, so every part is there.
             let records = self.recorded(next, s).map(|r| r.channels).unwrap_or_default();
-            ghost.on_complete(s.0 as usize, next, &records, self.initial_total);
+            let y = self.y_live(next);
+            ghost.on_complete(s.0 as usize, next, &records, y);
         }
         next.ghost = Some(ghost);
     }
 }
 
-/// A cart in words: "cart #2 (1 jar)", or "a cart of 1 jar" when carts carry no identity.
-pub fn cart_words(cart: &Cart) -> String {
-    let jars = cart.msg.0;
-    let unit = if jars == 1 { "jar" } else { "jars" };
+/// A message in words: "a cart of 1 jar", with its stamp when messages carry identity ("a cart
+/// of 1 jar (#2)").
+pub fn message_words<A: Spec>(cart: &Cart<A>) -> String {
     match cart.seq {
-        0 => format!("a cart of {jars} {unit}"),
-        seq => format!("cart #{seq} ({jars} {unit})"),
+        0 => A::describe(&cart.msg),
+        seq => format!("{} (#{seq})", A::describe(&cart.msg)),
     }
 }
 
-impl Model for ChandyLamport {
-    type State = State;
-    type Action = Action;
+impl<A: Spec> Model for ChandyLamport<A> {
+    type State = State<A>;
+    type Action = Act<A>;
 
-    fn init_states(&self) -> Vec<State> {
-        let procs: smallvec::SmallVec<[Shared; 4]> = self
+    fn init_states(&self) -> Vec<State<A>> {
+        let procs: smallvec::SmallVec<[Shared<A>; 4]> = self
             .cfg
             .topology
             .processes()
             .map(|p| {
-                let house = Stamped(Bank::new(self.cfg.tokens[p.index()]));
+                let house = Stamped(A::initial(p, self.cfg.tokens[p.index()]));
                 Shared::new(Process::with_variant(p, house, self.core_variant))
             })
             .collect();
@@ -366,47 +412,51 @@ impl Model for ChandyLamport {
         }))]
     }
 
-    fn actions(&self, state: &State, actions: &mut Vec<Action>) {
+    fn actions(&self, state: &State<A>, actions: &mut Vec<Act<A>>) {
         self.each_action(state, |a| {
             actions.push(a);
             true
         });
     }
 
-    fn next_state(&self, last: &State, action: Action) -> Option<State> {
+    fn next_state(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
         thread_local! {
-            /// The effects buffer, reused across steps.
-            static EFFECTS: std::cell::RefCell<Vec<Effect<Cart>>> = const { std::cell::RefCell::new(Vec::new()) };
+            /// The effects buffer, reused across steps (of whatever application: type-erased).
+            static EFFECTS: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
         }
-        EFFECTS.with(|fx| {
-            let mut fx = fx.borrow_mut();
+        EFFECTS.with(|cell| {
+            let taken = cell.borrow_mut().take();
+            let mut fx: Box<Vec<Effect<Cart<A>>>> =
+                taken.and_then(|b| b.downcast().ok()).unwrap_or_else(|| Box::new(Vec::new()));
             fx.clear();
-            self.step(last, action, &mut fx)
+            let next = self.step(last, action, &mut fx);
+            *cell.borrow_mut() = Some(fx);
+            next
         })
     }
 
-    fn format_action(&self, action: &Action) -> String {
+    fn format_action(&self, action: &Act<A>) -> String {
         self.describe_action(action)
     }
 
-    fn format_step(&self, last: &State, action: Action) -> Option<String> {
+    fn format_step(&self, last: &State<A>, action: Act<A>) -> Option<String> {
         self.next_state(last, action).map(|next| format!("{}\n\n{next:#?}", self.describe(last, &action)))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        property_list(self)
+        properties::list(self)
     }
 
-    fn as_svg(&self, path: stateright::Path<State, Action>) -> Option<String> {
+    fn as_svg(&self, path: stateright::Path<State<A>, Act<A>>) -> Option<String> {
         Some(crate::svg::space_time(self, &path.into_vec()))
     }
 }
 
-impl ChandyLamport {
+impl<A: Spec> ChandyLamport<A> {
     /// One step: `action` taken in `last`, the core's effects collected in `fx`. A step the
     /// core refuses gives `last` marked refused (the core leaves a house unchanged when it
     /// refuses).
-    fn step(&self, last: &State, action: Action, fx: &mut Vec<Effect<Cart>>) -> Option<State> {
+    fn step(&self, last: &State<A>, action: Act<A>, fx: &mut Vec<Effect<Cart<A>>>) -> Option<State<A>> {
         let t = &self.cfg.topology;
         let mut next = last.clone();
         let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
@@ -417,9 +467,9 @@ impl ChandyLamport {
             Some(dead)
         };
         match action {
-            Action::Transfer { from, channel } => {
+            Action::Send { from, channel, msg } => {
                 let (p, c) = (from as usize, ChannelId(u32::from(channel)));
-                next.budget[p] -= 1;
+                next.budget[p] -= A::cost(&Move::Send { channel: c, msg });
                 let seq = match self.cfg.mode {
                     Mode::Basic => 0,
                     Mode::Full | Mode::Literal => {
@@ -427,7 +477,7 @@ impl ChandyLamport {
                         next.sent[p]
                     }
                 };
-                let cart = Stamp { seq, msg: Jars(1) };
+                let cart = Stamp { seq, msg };
                 let (tag, input) = match next.history.as_mut() {
                     Some(h) => {
                         let id = MsgId(h.next_msg);
@@ -445,20 +495,15 @@ impl ChandyLamport {
                 }
                 self.apply(&mut next, p, input, fx, tag);
             }
-            Action::Sell { house } => {
+            Action::Internal { house, step } => {
                 let p = house as usize;
-                next.budget[p] -= 1;
-                if let Err(e) = next.procs[p].edit(|house| house.internal(t, &Sale(1), fx)) {
+                next.budget[p] -= A::cost(&Move::Internal(step));
+                if let Err(e) = next.procs[p].edit(|house| house.internal(t, &step, fx)) {
                     return refused(e);
                 }
                 let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
-                    Tracer::event(
-                        &mut h.trace.events,
-                        ProcessId(p as u16),
-                        EventKind::Internal { step: Sale(1) },
-                        &app,
-                    );
+                    Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal { step }, &app);
                 }
                 self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
@@ -487,7 +532,7 @@ impl ChandyLamport {
                 let packet = next.chans.remove(c.index(), index as usize);
                 let Message::App(cart) = packet.msg else { return None };
                 if let Some(g) = next.ghost.as_mut() {
-                    g.on_theft(c.index(), cart, packet.tag, done_before);
+                    g.on_theft(c.index(), cart, A::carried(&cart.msg), packet.tag, done_before);
                 }
                 let q = t.channel(c).to;
                 let app = *next.procs[q.index()].app();
@@ -502,8 +547,11 @@ impl ChandyLamport {
             Action::Initiate { house, snapshot } => {
                 let p = house as usize;
                 let s = SnapshotId(u32::from(snapshot));
-                if let Some(g) = next.ghost.as_mut() {
-                    g.activate(s.0 as usize, last, self.initial_total);
+                if next.ghost.as_ref().is_some_and(|g| !g.snaps[s.0 as usize].active) {
+                    let y = self.y_live(last);
+                    if let Some(g) = next.ghost.as_mut() {
+                        g.activate(s.0 as usize, last, self.initial_total, y);
+                    }
                 }
                 if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {
                     return refused(e);
@@ -524,13 +572,18 @@ impl ChandyLamport {
     }
 
     /// A label for `action` (the Explorer's).
-    pub fn describe_action(&self, action: &Action) -> String {
+    pub fn describe_action(&self, action: &Act<A>) -> String {
         let t = &self.cfg.topology;
         let name = |p: u8| t.name(ProcessId(u16::from(p))).to_string();
         let chan = |c: u8| t.channel_label(ChannelId(u32::from(c)));
         match *action {
-            Action::Transfer { from, channel } => format!("{} sends a jar on {}", name(from), chan(channel)),
-            Action::Sell { house } => format!("{} sells a jar to its port town", name(house)),
+            Action::Send { from, channel, msg } => {
+                let mv = Move::Send { channel: ChannelId(u32::from(channel)), msg };
+                format!("{} {}", name(from), A::describe_move(&mv, t))
+            }
+            Action::Internal { house, step } => {
+                format!("{} {}", name(house), A::describe_move(&Move::Internal(step), t))
+            }
             Action::Deliver { channel, index: 0 } => format!("deliver head of {}", chan(channel)),
             Action::Deliver { channel, index } => format!("deliver message {index} of {}", chan(channel)),
             Action::Steal { channel, index } => format!("bandits steal cart {index} on {}", chan(channel)),

@@ -2,11 +2,11 @@
 //! whose parts are complete at every house: from ghost data in full mode, by the library's trace
 //! checker on the recorded history in literal mode.
 
+use chandy_lamport::spec::Spec;
 use chandy_lamport::SnapshotId;
 use stateright::{Expectation, Property};
 
-use crate::config::{Mode, Resolved};
-use crate::ghost::{DEFICIT, TRADE_OVER};
+use crate::config::Mode;
 use crate::literal;
 use crate::model::ChandyLamport;
 use crate::state::{Recorded, State};
@@ -34,61 +34,92 @@ pub const OVERLAP: &str = "two snapshots overlap";
 /// Example: S* never occurred (literal mode, internal steps).
 pub const NEVER_OCCURRED: &str = "recorded state never occurred";
 
-type Condition = fn(&ChandyLamport, &State) -> bool;
+type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
-/// Every property kind, with the fixed index of its latch.
-const ALL: [(&str, Expectation, Condition); 11] = [
-    (ACCEPTS, Expectation::Always, accepts),
-    (CROSSING, Expectation::Always, crossing),
-    (RECORDS, Expectation::Always, records),
-    (LEDGER, Expectation::Always, ledger),
-    (TERMINATES, Expectation::Always, terminates),
-    (REACHABLE, Expectation::Always, reachable),
-    (END_REACHABLE, Expectation::Always, end_reachable),
-    (STABLE, Expectation::Always, stable),
-    (RECORD_MESSAGE, Expectation::Sometimes, record_message),
-    (OVERLAP, Expectation::Sometimes, overlap),
-    (NEVER_OCCURRED, Expectation::Sometimes, never_occurred),
+/// The fixed property kinds, with the fixed index of their latches; the application's example
+/// properties (see [`chandy_lamport::Stable::examples`]) take the two latches after them.
+fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 11] {
+    [
+        (ACCEPTS, Expectation::Always, accepts),
+        (CROSSING, Expectation::Always, crossing),
+        (RECORDS, Expectation::Always, records),
+        (LEDGER, Expectation::Always, ledger),
+        (TERMINATES, Expectation::Always, terminates),
+        (REACHABLE, Expectation::Always, reachable),
+        (END_REACHABLE, Expectation::Always, end_reachable),
+        (STABLE, Expectation::Always, stable),
+        (RECORD_MESSAGE, Expectation::Sometimes, record_message),
+        (OVERLAP, Expectation::Sometimes, overlap),
+        (NEVER_OCCURRED, Expectation::Sometimes, never_occurred),
+    ]
+}
+
+const NAMES: [&str; 11] = [
+    ACCEPTS,
+    CROSSING,
+    RECORDS,
+    LEDGER,
+    TERMINATES,
+    REACHABLE,
+    END_REACHABLE,
+    STABLE,
+    RECORD_MESSAGE,
+    OVERLAP,
+    NEVER_OCCURRED,
 ];
 
+/// The latch of "a snapshot detects P".
+const DETECTS: usize = NAMES.len();
+/// The latch of "P comes true after a snapshot that saw none".
+const AFTER: usize = NAMES.len() + 1;
+
 /// Number of property kinds (latches).
-pub const KINDS: usize = ALL.len();
+pub const KINDS: usize = NAMES.len() + 2;
 
 fn index(name: &str) -> usize {
-    ALL.iter().position(|(n, _, _)| *n == name).unwrap_or(0)
+    NAMES.iter().position(|n| *n == name).unwrap_or(0)
+}
+
+/// The stable predicate the application asks examples of (its index and the two names).
+fn sought<A: Spec>(m: &ChandyLamport<A>) -> Option<(usize, &'static str, &'static str)> {
+    m.predicates.iter().enumerate().find_map(|(i, p)| p.examples.map(|(d, a)| (i, d, a)))
 }
 
 /// The properties checked in this configuration, in report order.
-pub fn list(cfg: &Resolved) -> Vec<Property<ChandyLamport>> {
-    ALL.iter()
+pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
+    let cfg = &m.cfg;
+    let mut list: Vec<Property<ChandyLamport<A>>> = fixed::<A>()
+        .into_iter()
         .filter(|(name, _, _)| match *name {
-            ACCEPTS | LEDGER | TERMINATES => true,
+            LEDGER => A::CONSERVES,
+            ACCEPTS | TERMINATES => true,
             _ if cfg.mode == Mode::Basic => false,
             OVERLAP => cfg.snapshots >= 2,
             NEVER_OCCURRED => cfg.mode == Mode::Literal && cfg.internal,
             _ => true,
         })
-        .map(|(name, expectation, condition)| Property {
-            expectation: expectation.clone(),
-            name,
-            condition: *condition,
-        })
-        .collect()
+        .map(|(name, expectation, condition)| Property { expectation, name, condition })
+        .collect();
+    if let (Some((_, detects, after)), false) = (sought(m), cfg.mode == Mode::Basic) {
+        list.push(Property { expectation: Expectation::Sometimes, name: detects, condition: detects_example });
+        list.push(Property { expectation: Expectation::Sometimes, name: after, condition: after_example });
+    }
+    list
 }
 
 /// Whether `f` holds for every snapshot complete everywhere in `s`. A property judged on what a
 /// snapshot recorded fails, rather than passes, when that record cannot be read.
-fn every_done(m: &ChandyLamport, s: &State, mut f: impl FnMut(SnapshotId) -> bool) -> bool {
+fn every_done<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, mut f: impl FnMut(SnapshotId) -> bool) -> bool {
     m.snapshot_ids().filter(|&id| s.complete(id)).all(&mut f)
 }
 
 /// Judges a clause on every completed snapshot: `full` reads the ghost data, `lit` the trace
 /// checker's judgement.
-fn clause(
-    m: &ChandyLamport,
-    s: &State,
+fn clause<A: Spec>(
+    m: &ChandyLamport<A>,
+    s: &State<A>,
     name: &str,
-    full: impl Fn(&crate::ghost::SnapGhost, &Recorded) -> bool,
+    full: impl Fn(&crate::ghost::SnapGhost<A::Msg>, &Recorded<A>) -> bool,
     lit: impl Fn(&literal::Judgement) -> bool,
 ) -> bool {
     m.latched(index(name), false, || {
@@ -104,31 +135,31 @@ fn clause(
     })
 }
 
-fn crossing(m: &ChandyLamport, s: &State) -> bool {
+fn crossing<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     clause(m, s, CROSSING, |g, _| !g.crossed, |j| j.crossing)
 }
 
 /// Every record is, cart for cart and in order, the carts in flight at the cut.
-fn records_exact(g: &crate::ghost::SnapGhost, rec: &Recorded) -> bool {
+fn records_exact<A: Spec>(g: &crate::ghost::SnapGhost<A::Msg>, rec: &Recorded<A>) -> bool {
     rec.channels.iter().enumerate().all(|(c, r)| r.as_slice() == g.expected.get(c))
 }
 
-fn records(m: &ChandyLamport, s: &State) -> bool {
+fn records<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     clause(m, s, RECORDS, records_exact, |j| j.records)
 }
 
-fn ledger(m: &ChandyLamport, s: &State) -> bool {
+fn ledger<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     let total = m.initial_total();
     let theft = m.cfg.theft;
-    let check = |(recorded, sold): (u64, u64), stolen: Option<u64>| match stolen {
-        Some(stolen) => recorded + sold + stolen == total,
-        // Basic mode keeps no count of stolen jars: with theft, only an upper bound holds.
-        None if theft => recorded + sold <= total,
-        None => recorded + sold == total,
+    let check = |recorded: u64, stolen: Option<u64>| match stolen {
+        Some(stolen) => recorded + stolen == total,
+        // Basic mode keeps no count of what was stolen: with theft, only an upper bound holds.
+        None if theft => recorded <= total,
+        None => recorded == total,
     };
     m.latched(index(LEDGER), false, || {
         every_done(m, s, |id| {
-            let Some(totals) = m.recorded_totals(s, id) else { return false };
+            let Some(totals) = m.recorded_accounted(s, id) else { return false };
             match m.cfg.mode {
                 Mode::Full => {
                     s.ghost.as_ref().is_some_and(|g| check(totals, Some(u64::from(g.snaps[id.0 as usize].stolen_pre))))
@@ -145,7 +176,7 @@ fn ledger(m: &ChandyLamport, s: &State) -> bool {
 
 /// Judged wherever nothing but initiations is enabled (a refused step's dead end is the other
 /// property's failure): every snapshot started by then is complete, and nothing is in transit.
-fn terminates(m: &ChandyLamport, s: &State) -> bool {
+fn terminates<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(TERMINATES), false, || {
         s.refused.is_some()
             || !m.is_quiescent(s)
@@ -153,50 +184,70 @@ fn terminates(m: &ChandyLamport, s: &State) -> bool {
     })
 }
 
-fn accepts(m: &ChandyLamport, s: &State) -> bool {
+fn accepts<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(ACCEPTS), false, || s.refused.is_none())
 }
 
-fn reachable(m: &ChandyLamport, s: &State) -> bool {
+fn reachable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     clause(m, s, REACHABLE, |g, rec| !g.crossed && !g.prefifo && !g.state_bad && records_exact(g, rec), |j| j.reachable)
 }
 
-fn end_reachable(m: &ChandyLamport, s: &State) -> bool {
-    // The bank's transitions shift a house's jars: replaying the post-cut steps from a recorded
-    // state other than the true one cannot end in the true S_end.
+fn end_reachable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    // A recorded state other than the true one is not one from which the post-cut steps lead
+    // to the true S_end (for the bank, they shift a house's jars).
     clause(m, s, END_REACHABLE, |g, _| !g.end_bad && !g.state_bad, |j| j.end_reachable)
 }
 
-/// The stable predicates on the recorded state: deficit, trade over.
-pub(crate) fn y_star(m: &ChandyLamport, rec: &Recorded, budgets: &[u8]) -> [bool; 2] {
-    let deficit = rec.total() + rec.sold() < m.initial_total();
-    let over =
-        rec.channels.iter().all(Vec::is_empty) && rec.houses.iter().zip(budgets).all(|(h, &b)| b == 0 || h.jars == 0);
-    [deficit, over]
+/// y(S*) implies y(S_end), and not y(S*) implies not y(S_begin), for every stable predicate
+/// (bit `i` for predicate `i`).
+pub(crate) fn sound(begin: u8, star: u8, end: u8) -> bool {
+    star & !end == 0 && begin & !star == 0
 }
 
-/// y(S*) implies y(S_end), and not y(S*) implies not y(S_begin); deficit only with theft.
-pub(crate) fn sound(theft: bool, begin: [bool; 2], star: [bool; 2], end: [bool; 2]) -> bool {
-    let checked: &[usize] = if theft { &[DEFICIT, TRADE_OVER] } else { &[TRADE_OVER] };
-    checked.iter().all(|&y| (!star[y] || end[y]) && (star[y] || !begin[y]))
+fn stable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    clause(m, s, STABLE, |g, rec| sound(g.y_begin, m.y_recorded(rec, &g.rec_budget), g.y_end), |j| j.stable)
 }
 
-fn stable(m: &ChandyLamport, s: &State) -> bool {
-    let theft = m.cfg.theft;
-    clause(m, s, STABLE, |g, rec| sound(theft, g.y_begin, y_star(m, rec, &g.rec_budget), g.y_end), |j| j.stable)
+/// The recorded y(S*) of every snapshot complete in `s`, by the mode's records (full mode: the
+/// budgets at recording from the ghost; literal: from the history).
+fn y_stars<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<u8> {
+    m.snapshot_ids()
+        .filter(|&id| s.complete(id))
+        .filter_map(|id| {
+            let rec = m.recorded(s, id)?;
+            match m.cfg.mode {
+                Mode::Full => s.ghost.as_ref().map(|g| m.y_recorded(&rec, &g.snaps[id.0 as usize].rec_budget)),
+                Mode::Literal => literal::judge(m, s, id, &rec).map(|j| j.y_star),
+                Mode::Basic => None,
+            }
+        })
+        .collect()
 }
 
-fn record_message(m: &ChandyLamport, s: &State) -> bool {
+fn detects_example<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    let Some((i, _, _)) = sought(m) else { return false };
+    m.latched(DETECTS, true, || y_stars(m, s).iter().any(|y| y & (1 << i) != 0))
+}
+
+fn after_example<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    let Some((i, _, _)) = sought(m) else { return false };
+    m.latched(AFTER, true, || {
+        let stars = y_stars(m, s);
+        stars.iter().any(|y| y & (1 << i) == 0) && m.y_live(s) & (1 << i) != 0
+    })
+}
+
+fn record_message<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(RECORD_MESSAGE), true, || {
         s.procs.iter().any(|p| p.slots().iter().any(|slot| slot.recorded().next().is_some()))
     })
 }
 
-fn overlap(m: &ChandyLamport, s: &State) -> bool {
+fn overlap<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(OVERLAP), true, || m.snapshot_ids().filter(|&id| s.started(id) && !s.complete(id)).count() >= 2)
 }
 
-fn never_occurred(m: &ChandyLamport, s: &State) -> bool {
+fn never_occurred<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(NEVER_OCCURRED), true, || {
         m.snapshot_ids().filter(|&id| s.complete(id)).any(|id| {
             m.recorded(s, id).and_then(|rec| literal::judge(m, s, id, &rec)).is_some_and(|j| j.never_occurred)

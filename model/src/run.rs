@@ -13,6 +13,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
 use crate::config::Resolved;
 use crate::model::ChandyLamport;
+use chandy_lamport::spec::Spec;
 
 /// Exit code: exhaustive, and every property holds.
 pub const EXIT_OK: u8 = 0;
@@ -192,8 +193,8 @@ pub struct CheckResult {
 /// second, depth, resident memory, elapsed time; at most one each `progress_every`) and
 /// warnings about a configuration likely too large go to `progress` if given. Fails only when
 /// the options do not fit the model (symmetry in literal mode) or a worker panicked.
-pub fn check(
-    mut model: ChandyLamport,
+pub fn check<A: Spec>(
+    mut model: ChandyLamport<A>,
     opts: &CheckOptions,
     mut progress: Option<&mut (dyn Write + Send)>,
 ) -> Result<CheckResult, String> {
@@ -229,7 +230,7 @@ pub fn check(
         builder = builder.finish_when(HasDiscoveries::AnyFailures);
     }
     if opts.symmetry {
-        builder = builder.symmetry_fn(crate::symmetry::representative);
+        builder = builder.symmetry_fn(crate::symmetry::representative::<A>);
     }
     let start = Instant::now();
     match opts.strategy {
@@ -325,7 +326,7 @@ pub fn group(n: usize) -> String {
 
 /// Polls the checker until it finishes, the timeout elapses or the interrupt flag is raised;
 /// prints progress lines on the way; then collects the result.
-fn drive<C>(
+fn drive<A: Spec, C>(
     mut checker: C,
     opts: &CheckOptions,
     mut progress: Option<&mut (dyn Write + Send)>,
@@ -333,7 +334,7 @@ fn drive<C>(
     estimate: Option<f64>,
 ) -> Result<CheckResult, String>
 where
-    C: Checker<ChandyLamport>,
+    C: Checker<ChandyLamport<A>>,
 {
     let handles: Vec<JoinHandle<()>> = checker.handles();
     let simulation = opts.strategy == Strategy::Simulation;
@@ -393,7 +394,7 @@ where
 
 /// The longest path explored, in steps (stateright counts the initial state as depth 1 in an
 /// exhaustive search, and 0 in a simulation).
-fn steps<C: Checker<ChandyLamport>>(checker: &C, opts: &CheckOptions) -> usize {
+fn steps<A: Spec, C: Checker<ChandyLamport<A>>>(checker: &C, opts: &CheckOptions) -> usize {
     let raw = checker.max_depth();
     if opts.strategy == Strategy::Simulation {
         raw
@@ -402,7 +403,7 @@ fn steps<C: Checker<ChandyLamport>>(checker: &C, opts: &CheckOptions) -> usize {
     }
 }
 
-fn collect<C: Checker<ChandyLamport>>(
+fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
     checker: &C,
     opts: &CheckOptions,
     start: Instant,

@@ -1,7 +1,7 @@
 //! The model's state: the core's process states, the FIFO contents of every channel, each
 //! house's remaining budget, and the ghost data of the chosen property mode.
 
-use chandy_lamport::bank::{Bank, Jars};
+use chandy_lamport::spec::Spec;
 use chandy_lamport::trace::Trace;
 
 use crate::stamp::{Stamp, Stamped};
@@ -13,25 +13,25 @@ use smallvec::SmallVec;
 
 use crate::ghost::Ghost;
 
-/// A house as the model runs it: the bank, with stamped carts.
-pub type House = Stamped<Bank>;
-/// A cart of jars with its stamp.
-pub type Cart = Stamp<Jars>;
+/// A house as the model runs it: the application, with stamped messages.
+pub type House<A> = Stamped<A>;
+/// An application message with its stamp.
+pub type Cart<A> = Stamp<<A as chandy_lamport::Application>::Msg>;
 /// The core's state of one house.
-pub type Core = Process<House>;
+pub type Core<A> = Process<House<A>>;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
 /// sent after its sender recorded snapshot `s`; in literal mode, the message's id; in basic
 /// mode, always 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Packet {
+pub struct Packet<M> {
     /// The message or marker.
-    pub msg: Message<Cart>,
+    pub msg: Message<Stamp<M>>,
     /// The ghost tag.
     pub tag: u32,
 }
 
-impl Packet {
+impl<M> Packet<M> {
     /// Whether this is an application message (a cart), not a marker.
     pub fn is_app(&self) -> bool {
         matches!(self.msg, Message::App(_))
@@ -41,19 +41,19 @@ impl Packet {
 /// The contents of every channel, stored flat (one run of packets per channel, in channel
 /// order) so that cloning a state copies one small buffer instead of a vector per channel.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct Chans {
+pub struct Chans<M> {
     lens: SmallVec<[u8; 12]>,
-    packets: SmallVec<[Packet; 12]>,
+    packets: SmallVec<[Packet<M>; 12]>,
 }
 
-impl Clone for Chans {
+impl<M: Copy> Clone for Chans<M> {
     /// A plain copy of both buffers (the derived clone goes element by element).
     fn clone(&self) -> Self {
         Chans { lens: SmallVec::from_slice(&self.lens), packets: SmallVec::from_slice(&self.packets) }
     }
 }
 
-impl Chans {
+impl<M: Copy> Chans<M> {
     /// `n` empty channels.
     pub fn new(n: usize) -> Self {
         Chans { lens: SmallVec::from_elem(0, n), packets: SmallVec::new() }
@@ -74,27 +74,27 @@ impl Chans {
     }
 
     /// The packets of channel `c`, head first.
-    pub fn get(&self, c: usize) -> &[Packet] {
+    pub fn get(&self, c: usize) -> &[Packet<M>] {
         let start = self.start(c);
         &self.packets[start..start + usize::from(self.lens[c])]
     }
 
     /// Appends `p` at the tail of channel `c`.
-    pub fn push(&mut self, c: usize, p: Packet) {
+    pub fn push(&mut self, c: usize, p: Packet<M>) {
         let end = self.start(c) + usize::from(self.lens[c]);
         self.packets.insert(end, p);
         self.lens[c] += 1;
     }
 
     /// Removes and returns the packet at `index` of channel `c`.
-    pub fn remove(&mut self, c: usize, index: usize) -> Packet {
+    pub fn remove(&mut self, c: usize, index: usize) -> Packet<M> {
         let at = self.start(c) + index;
         self.lens[c] -= 1;
         self.packets.remove(at)
     }
 
     /// Every channel's packets, in channel order.
-    pub fn iter(&self) -> impl Iterator<Item = &[Packet]> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &[Packet<M>]> + '_ {
         let mut start = 0;
         self.lens.iter().map(move |&l| {
             let chan = &self.packets[start..start + usize::from(l)];
@@ -104,7 +104,7 @@ impl Chans {
     }
 
     /// Every packet in transit, whatever its channel.
-    pub fn all(&self) -> &[Packet] {
+    pub fn all(&self) -> &[Packet<M>] {
         &self.packets
     }
 }
@@ -112,16 +112,21 @@ impl Chans {
 /// One house's core state, shared by every model state that did not change it, with its hash
 /// computed once. A step changes one house: the others are not copied, and hashing a state
 /// hashes one word per house.
-#[derive(Clone)]
-pub struct Shared(Arc<Cached>);
+pub struct Shared<A: Spec>(Arc<Cached<A>>);
 
-#[derive(Clone)]
-struct Cached {
-    hash: u64,
-    process: Core,
+impl<A: Spec> Clone for Shared<A> {
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
 }
 
-fn hash_of(p: &Core) -> u64 {
+#[derive(Clone)]
+struct Cached<A: Spec> {
+    hash: u64,
+    process: Core<A>,
+}
+
+fn hash_of<A: Spec>(p: &Core<A>) -> u64 {
     static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
         0x243f_6a88_85a3_08d3,
         0x1319_8a2e_0370_7344,
@@ -131,14 +136,14 @@ fn hash_of(p: &Core) -> u64 {
     SEEDS.hash_one(p)
 }
 
-impl Shared {
+impl<A: Spec> Shared<A> {
     /// Shares `process`.
-    pub fn new(process: Core) -> Self {
+    pub fn new(process: Core<A>) -> Self {
         Shared(Arc::new(Cached { hash: hash_of(&process), process }))
     }
 
     /// Changes the house (copying it first if another state shares it) and rehashes it.
-    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Core) -> R) -> R {
+    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Core<A>) -> R) -> R {
         let cached = Arc::make_mut(&mut self.0);
         let r = f(&mut cached.process);
         cached.hash = hash_of(&cached.process);
@@ -146,28 +151,28 @@ impl Shared {
     }
 }
 
-impl std::ops::Deref for Shared {
-    type Target = Core;
-    fn deref(&self) -> &Core {
+impl<A: Spec> std::ops::Deref for Shared<A> {
+    type Target = Core<A>;
+    fn deref(&self) -> &Core<A> {
         &self.0.process
     }
 }
 
-impl PartialEq for Shared {
+impl<A: Spec> PartialEq for Shared<A> {
     fn eq(&self, other: &Self) -> bool {
         self.0.hash == other.0.hash && (Arc::ptr_eq(&self.0, &other.0) || self.0.process == other.0.process)
     }
 }
 
-impl Eq for Shared {}
+impl<A: Spec> Eq for Shared<A> {}
 
-impl Hash for Shared {
+impl<A: Spec> Hash for Shared<A> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.0.hash);
     }
 }
 
-impl std::fmt::Debug for Shared {
+impl<A: Spec> std::fmt::Debug for Shared<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.process.fmt(f)
     }
@@ -175,16 +180,16 @@ impl std::fmt::Debug for Shared {
 
 /// The recorded history, in literal mode.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct History {
+pub struct History<A: Spec> {
     /// Every event so far.
-    pub trace: Trace<House>,
+    pub trace: Trace<House<A>>,
     /// The id of the next cart sent.
     pub next_msg: u64,
     /// A running hash of the events, so judgements of one history can be cached.
     pub digest: u64,
 }
 
-impl History {
+impl<A: Spec> History<A> {
     /// Folds the events from `from` on into the digest.
     pub fn seal(&mut self, from: usize) {
         use std::hash::{Hash, Hasher};
@@ -199,17 +204,17 @@ impl History {
 /// One global state of the model. Boxed: the checker moves states around far more often than
 /// it clones them, and a move of the box is one word.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State(pub Box<StateData>);
+pub struct State<A: Spec>(pub Box<StateData<A>>);
 
-impl std::ops::Deref for State {
-    type Target = StateData;
-    fn deref(&self) -> &StateData {
+impl<A: Spec> std::ops::Deref for State<A> {
+    type Target = StateData<A>;
+    fn deref(&self) -> &StateData<A> {
         &self.0
     }
 }
 
-impl std::ops::DerefMut for State {
-    fn deref_mut(&mut self) -> &mut StateData {
+impl<A: Spec> std::ops::DerefMut for State<A> {
+    fn deref_mut(&mut self) -> &mut StateData<A> {
         &mut self.0
     }
 }
@@ -220,11 +225,11 @@ pub const MAX_HOUSES: usize = 16;
 
 /// The contents of a [`State`].
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct StateData {
-    /// The core's state of every house (the bank application inside).
-    pub procs: SmallVec<[Shared; 4]>,
+pub struct StateData<A: Spec> {
+    /// The core's state of every house (the application inside).
+    pub procs: SmallVec<[Shared<A>; 4]>,
     /// Every channel's contents.
-    pub chans: Chans,
+    pub chans: Chans<A::Msg>,
     /// Actions (transfers and sales) each house may still take (by house index).
     pub budget: [u8; MAX_HOUSES],
     /// Carts each house has sent, the last one's stamp (full and literal modes; always 0 in
@@ -233,14 +238,14 @@ pub struct StateData {
     /// The step that led here was refused by the core (its error): a failure, and a dead end.
     pub refused: Option<Box<str>>,
     /// Full mode's ghost data.
-    pub ghost: Option<Box<Ghost>>,
+    pub ghost: Option<Box<Ghost<A::Msg>>>,
     /// Literal mode's history.
-    pub history: Option<Box<History>>,
+    pub history: Option<Box<History<A>>>,
     /// The symmetry group this state is reduced under (0: none); constant in a run.
     pub sym: u16,
 }
 
-impl Clone for StateData {
+impl<A: Spec> Clone for StateData<A> {
     fn clone(&self) -> Self {
         let mut procs = SmallVec::new();
         for p in &self.procs {
@@ -259,7 +264,7 @@ impl Clone for StateData {
     }
 }
 
-impl StateData {
+impl<A: Spec> StateData<A> {
     /// Some house has started snapshot `s` (recorded, or holds its marker).
     pub fn started(&self, s: SnapshotId) -> bool {
         self.procs.iter().any(|p| p.slot(s).is_some() || p.has_recorded(s))
@@ -270,52 +275,65 @@ impl StateData {
         self.procs.iter().all(|p| p.is_complete(s))
     }
 
-    /// Carts in transit on channel `c`.
+    /// Application messages in transit on channel `c`.
     pub fn carts(&self, c: usize) -> usize {
         self.chans.get(c).iter().filter(|p| p.is_app()).count()
     }
 
-    /// Jars in the houses, in transit and sold.
-    pub fn jars_accounted(&self) -> u64 {
-        let held: u64 = self.procs.iter().map(|p| u64::from(p.app().jars) + u64::from(p.app().sold)).sum();
+    /// The application messages in transit on each channel, stamps removed.
+    pub fn in_transit(&self) -> Vec<Vec<A::Msg>> {
+        self.chans
+            .iter()
+            .map(|chan| {
+                chan.iter()
+                    .filter_map(|p| match p.msg {
+                        Message::App(m) => Some(m.msg),
+                        Message::Marker(_) => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Every house's application state.
+    pub fn apps(&self) -> Vec<A> {
+        self.procs.iter().map(|p| p.app().0).collect()
+    }
+
+    /// The conserved quantity in the houses and in transit ([`Spec::held`], [`Spec::carried`]).
+    pub fn accounted(&self) -> u64 {
+        let held: u64 = self.procs.iter().map(|p| p.app().held()).sum();
         let moving: u64 = self
             .chans
             .all()
             .iter()
-            .map(|p| match p.msg {
-                Message::App(cart) => u64::from(cart.msg.0),
+            .map(|p| match &p.msg {
+                Message::App(m) => A::carried(&m.msg),
                 Message::Marker(_) => 0,
             })
             .sum();
         held + moving
     }
-
-    /// The trade is over: no cart in transit, and no house can send again (no budget, or no
-    /// jars and none coming).
-    pub fn trade_over(&self) -> bool {
-        self.chans.all().iter().all(|p| !p.is_app())
-            && self.procs.iter().zip(&self.budget).all(|(p, &b)| b == 0 || p.app().jars == 0)
-    }
 }
 
 /// What a completed snapshot recorded, read from the core's slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Recorded {
+pub struct Recorded<A: Spec> {
     /// Recorded state of every house.
-    pub houses: Vec<Bank>,
-    /// Recorded carts per channel.
-    pub channels: Vec<Vec<Cart>>,
+    pub houses: Vec<A>,
+    /// Recorded messages per channel.
+    pub channels: Vec<Vec<Cart<A>>>,
 }
 
-impl Recorded {
-    /// Jars recorded in houses and in transit.
-    pub fn total(&self) -> u64 {
-        let houses: u64 = self.houses.iter().map(|b| u64::from(b.jars)).sum();
-        houses + self.channels.iter().flatten().map(|c| u64::from(c.msg.0)).sum::<u64>()
+impl<A: Spec> Recorded<A> {
+    /// The conserved quantity recorded in houses and in transit.
+    pub fn accounted(&self) -> u64 {
+        let houses: u64 = self.houses.iter().map(A::held).sum();
+        houses + self.channels.iter().flatten().map(|c| A::carried(&c.msg)).sum::<u64>()
     }
 
-    /// Jars recorded as sold.
-    pub fn sold(&self) -> u64 {
-        self.houses.iter().map(|b| u64::from(b.sold)).sum()
+    /// The recorded messages per channel, stamps removed.
+    pub fn messages(&self) -> Vec<Vec<A::Msg>> {
+        self.channels.iter().map(|r| r.iter().map(|c| c.msg).collect()).collect()
     }
 }

@@ -8,11 +8,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write;
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId};
 use stateright::{Expectation, Model};
 
-use crate::model::{Action, ChandyLamport};
+use crate::model::{Act, Action, ChandyLamport};
 use crate::state::{Packet, State};
 
 const LEFT: f64 = 70.0;
@@ -28,8 +28,8 @@ const FONT: &str = "font-family=\"sans-serif\"";
 
 /// A cart's label in the diagram: its sender and its stamp (`P0#2`: P0's second cart). In basic
 /// mode carts carry no stamp; they are numbered by their sender's sends along this path.
-pub fn cart_label(packet: &Packet, sender: &str, nth: usize) -> String {
-    match packet.msg {
+pub fn cart_label<M>(packet: &Packet<M>, sender: &str, nth: usize) -> String {
+    match &packet.msg {
         Message::App(cart) if cart.seq > 0 => format!("{sender}#{}", cart.seq),
         _ => format!("{sender}#{nth}"),
     }
@@ -38,16 +38,6 @@ pub fn cart_label(packet: &Packet, sender: &str, nth: usize) -> String {
 /// A marker's label: `M` and its snapshot id.
 pub fn marker_label(snapshot: SnapshotId) -> String {
     format!("M{}", snapshot.0)
-}
-
-/// A recorded house state in words.
-fn state_label(b: &Bank) -> String {
-    let jars = if b.jars == 1 { "1 jar".to_string() } else { format!("{} jars", b.jars) };
-    if b.sold > 0 {
-        format!("{jars}, {} sold", b.sold)
-    } else {
-        jars
-    }
 }
 
 /// A message in transit, as drawn.
@@ -108,8 +98,8 @@ fn arrow(out: &mut String, from: (f64, f64), to: (f64, f64), colour: &str, dashe
 /// What the properties say of the last state of a path: the always-properties it violates and
 /// the sometimes-properties it exemplifies (judged by a fresh copy of the model, whose property
 /// latches have not been set by other paths).
-fn judged(m: &ChandyLamport, last: &State) -> (Vec<&'static str>, Vec<&'static str>) {
-    let fresh = ChandyLamport::new(m.cfg.clone());
+fn judged<A: Spec>(m: &ChandyLamport<A>, last: &State<A>) -> (Vec<&'static str>, Vec<&'static str>) {
+    let fresh = ChandyLamport::<A>::new(m.cfg.clone());
     let (mut fails, mut examples) = (Vec::new(), Vec::new());
     for p in fresh.properties() {
         let holds = (p.condition)(&fresh, last);
@@ -123,7 +113,7 @@ fn judged(m: &ChandyLamport, last: &State) -> (Vec<&'static str>, Vec<&'static s
 }
 
 /// Draws the path `steps` (each state with the action taken from it).
-pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> String {
+pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<A>>)]) -> String {
     let t = m.topology();
     let n = t.len();
     let len = steps.len();
@@ -177,7 +167,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                     }
                 }
             }
-            Action::Sell { house } => {
+            Action::Internal { house, .. } => {
                 let _ = write!(
                     body,
                     "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"#777\"><title>{}</title></rect>",
@@ -186,7 +176,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                     escape(&m.format_action(action))
                 );
             }
-            Action::Transfer { .. } | Action::Initiate { .. } | Action::Flush { .. } => {}
+            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } => {}
         }
         // New messages: whatever was appended to each channel in this step.
         for (c, chan) in after.chans.iter().enumerate() {
@@ -287,7 +277,7 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
                 colour,
                 11,
                 "start",
-                &format!("S{s}: {}", state_label(state)),
+                &format!("S{s}: {}", state.describe_state()),
             );
         }
     }
@@ -334,16 +324,16 @@ pub fn space_time(m: &ChandyLamport, steps: &[(State, Option<Action>)]) -> Strin
 }
 
 /// Snapshots that may appear (for the height of the records column).
-fn dots_possible(m: &ChandyLamport) -> usize {
+fn dots_possible<A: Spec>(m: &ChandyLamport<A>) -> usize {
     usize::from(m.cfg.snapshots)
 }
 
 /// Adds the label of the cart just delivered on `channel` to the records of every snapshot whose
 /// record of that channel grew in this step.
-fn note_recorded(
-    m: &ChandyLamport,
-    before: &State,
-    after: &State,
+fn note_recorded<A: Spec>(
+    m: &ChandyLamport<A>,
+    before: &State<A>,
+    after: &State<A>,
     to: usize,
     channel: usize,
     label: &str,
@@ -353,7 +343,7 @@ fn note_recorded(
         return;
     };
     for id in m.snapshot_ids() {
-        let count = |s: &State| s.procs[to].slot(id).map_or(0, |slot| slot.record(i).count());
+        let count = |s: &State<A>| s.procs[to].slot(id).map_or(0, |slot| slot.record(i).count());
         if count(after) > count(before) {
             records.entry((id.0, channel)).or_default().push(label.to_string());
         }

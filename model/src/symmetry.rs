@@ -8,11 +8,13 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use chandy_lamport::{ChannelId, ProcessId};
+use chandy_lamport::spec::Spec;
+use chandy_lamport::{ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
 
 use crate::config::Resolved;
-use crate::state::{Chans, Shared, State, StateData};
+use crate::stamp::{Stamp, Stamped};
+use crate::state::{Chans, Packet, Shared, State, StateData};
 
 /// One automorphism of the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,29 +121,36 @@ pub fn register(group: Group) -> u16 {
     groups.len() as u16
 }
 
-fn apply(perm: &Perm, s: &State) -> State {
+fn apply<A: Spec>(perm: &Perm, s: &State<A>) -> State<A> {
     let n = s.procs.len();
     let mut procs = s.procs.clone();
     let mut budget = s.budget;
     let mut sent = s.sent;
+    let map = |p: ProcessId| ProcessId(perm.procs.get(p.index()).map_or(p.0, |&j| j as u16));
+    let app = |a: &Stamped<A>| Stamped(a.0.relabel(&map));
+    let msg = |m: &Stamp<A::Msg>| Stamp { seq: m.seq, msg: A::relabel_msg(&m.msg, &map) };
     for i in 0..n {
         let j = perm.procs[i];
-        procs[j] = Shared::new(s.procs[i].relabeled(ProcessId(j as u16), &perm.records[j]));
+        procs[j] = Shared::new(s.procs[i].relabeled_with(ProcessId(j as u16), &perm.records[j], &app, &msg));
         budget[j] = s.budget[i];
         sent[j] = s.sent[i];
     }
     let mut chans = Chans::new(s.chans.len());
     for (to, &from) in perm.from.iter().enumerate() {
         for p in s.chans.get(from) {
-            chans.push(to, *p);
+            let packet = match &p.msg {
+                Message::App(m) => Packet { msg: Message::App(msg(m)), tag: p.tag },
+                Message::Marker(_) => *p,
+            };
+            chans.push(to, packet);
         }
     }
     let ghost = s.ghost.as_ref().map(|g| {
         let mut g = g.clone();
         for snap in g.snaps.iter_mut().filter(|snap| snap.active) {
-            snap.expected = snap.expected.permuted(&perm.chans);
-            snap.post_sent = snap.post_sent.permuted(&perm.chans);
-            snap.post_received = snap.post_received.permuted(&perm.chans);
+            snap.expected = snap.expected.permuted(&perm.chans, &msg);
+            snap.post_sent = snap.post_sent.permuted(&perm.chans, &msg);
+            snap.post_received = snap.post_received.permuted(&perm.chans, &msg);
             let mut rec = snap.rec_budget.clone();
             for (i, &b) in snap.rec_budget.iter().enumerate() {
                 rec[perm.procs[i]] = b;
@@ -162,7 +171,7 @@ fn apply(perm: &Perm, s: &State) -> State {
     }))
 }
 
-fn digest(s: &State) -> u64 {
+fn digest<A: Spec>(s: &State<A>) -> u64 {
     let mut h = FxHasher::default();
     s.hash(&mut h);
     h.finish()
@@ -170,7 +179,7 @@ fn digest(s: &State) -> u64 {
 
 /// The representative of `state`'s class: of all its images under the group, the one with the
 /// least hash. States without a group are their own representative.
-pub fn representative(state: &State) -> State {
+pub fn representative<A: Spec>(state: &State<A>) -> State<A> {
     if state.sym == 0 {
         return state.clone();
     }
@@ -181,7 +190,7 @@ pub fn representative(state: &State) -> State {
             None => return state.clone(),
         }
     };
-    let mut best: Option<(u64, State)> = None;
+    let mut best: Option<(u64, State<A>)> = None;
     for perm in &group.perms {
         let image = if perm.identity { None } else { Some(apply(perm, state)) };
         let d = digest(image.as_ref().unwrap_or(state));

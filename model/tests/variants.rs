@@ -30,21 +30,25 @@ const CAUGHT: [Caught; 14] = [
         Extra::None,
         &[(CROSSING, 10), (RECORDS, 10), (LEDGER, 10), (REACHABLE, 10), (END_REACHABLE, 10)],
     ),
-    (Variant::NoChannelRecording, Extra::None, &[(RECORDS, 9), (LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9)]),
+    (
+        Variant::NoChannelRecording,
+        Extra::None,
+        &[(RECORDS, 9), (LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9), (STABLE, 9)],
+    ),
     (
         Variant::CloseAllOnFirstMarker,
         Extra::None,
-        &[(RECORDS, 7), (LEDGER, 7), (REACHABLE, 7), (END_REACHABLE, 7), (STABLE, 11)],
+        &[(RECORDS, 7), (LEDGER, 7), (REACHABLE, 7), (END_REACHABLE, 7), (STABLE, 7)],
     ),
     (Variant::KeepRecordingAfterMarker, Extra::None, &[(RECORDS, 9), (LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9)]),
     (Variant::NoMarkerForwarding, Extra::None, &[(TERMINATES, 9)]),
     (Variant::LateRecord, Extra::None, &[(CROSSING, 9), (LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9)]),
-    (Variant::StaleState, Extra::None, &[(LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9)]),
+    (Variant::StaleState, Extra::None, &[(LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9), (STABLE, 9)]),
     (Variant::RecordsReversed, Extra::TwoSends, &[(RECORDS, 11), (REACHABLE, 11), (END_REACHABLE, 11)]),
     (
         Variant::SwapRecord,
         Extra::TwoSnapshots,
-        &[(RECORDS, 11), (LEDGER, 11), (REACHABLE, 11), (END_REACHABLE, 11), (STABLE, 13)],
+        &[(RECORDS, 11), (LEDGER, 11), (REACHABLE, 11), (END_REACHABLE, 11), (STABLE, 11)],
     ),
     (Variant::SkipOneMarker, Extra::None, &[(TERMINATES, 9)]),
     (Variant::RecordTwice, Extra::None, &[(RECORDS, 9), (LEDGER, 9), (REACHABLE, 9), (END_REACHABLE, 9)]),
@@ -52,7 +56,7 @@ const CAUGHT: [Caught; 14] = [
     (
         Variant::NonFifo,
         Extra::None,
-        &[(CROSSING, 9), (RECORDS, 8), (LEDGER, 8), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 10)],
+        &[(CROSSING, 9), (RECORDS, 8), (LEDGER, 8), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 8)],
     ),
     (Variant::LoseMarkers, Extra::None, &[(TERMINATES, 9)]),
 ];

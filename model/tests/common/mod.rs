@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+use chandy_lamport::bank::Bank;
+use chandy_lamport::spec::Spec;
 use chandy_lamport::Variant;
 use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 
@@ -17,7 +19,12 @@ pub fn run(config: &Config) -> CheckResult {
 
 /// Checks exhaustively with `strategy` on one thread.
 pub fn run_with(config: &Config, strategy: Strategy) -> CheckResult {
-    let model = ChandyLamport::new(config.resolve().expect("valid configuration"));
+    run_app::<Bank>(config, strategy)
+}
+
+/// Checks application `A` exhaustively with `strategy` on one thread.
+pub fn run_app<A: Spec>(config: &Config, strategy: Strategy) -> CheckResult {
+    let model = ChandyLamport::<A>::new(config.resolve().expect("valid configuration"));
     check(model, &CheckOptions { strategy, threads: 1, ..CheckOptions::default() }, None)
         .expect("options fit the model")
 }

@@ -1,0 +1,183 @@
+//! What the harness needs to know about an application beyond its transitions
+//! ([`Application`]): what each process may do next, the invariant of recorded states, and the
+//! stable predicates to test with the stable-property rule.
+//!
+//! The model checker, the simulator and the loom/shuttle scenarios are generic over [`Spec`];
+//! the bank ([`crate::bank`]) and the orders ([`crate::orders`]) are two implementations, plugged
+//! in at the edges (the command line, the examples, the tests).
+
+use crate::core::Application;
+use crate::topology::{ChannelId, ProcessId, Topology};
+
+/// One thing a process may do next on its own initiative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Move<M, S> {
+    /// Send `msg` on `channel`, one of the process's outgoing channels.
+    Send {
+        /// The channel.
+        channel: ChannelId,
+        /// The message.
+        msg: M,
+    },
+    /// Take internal step `step`.
+    Internal(S),
+}
+
+/// The harness's options that an application's moves depend on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Setup {
+    /// Internal steps are enabled (`--internal`).
+    pub internal: bool,
+}
+
+/// A global state as a stable predicate sees it: a live state of a run, or a recorded one (the
+/// recorded process states, the channel records, and each process's budget when it recorded).
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a, A: Application> {
+    /// The channels.
+    pub topology: &'a Topology,
+    /// Every process's state, by index.
+    pub states: &'a [A],
+    /// The moves each process may still make (a bound on the run, not part of the
+    /// application), by index.
+    pub budgets: &'a [u8],
+    /// The application messages in transit on each channel, by channel index.
+    pub channels: &'a [Vec<A::Msg>],
+    /// The conserved quantity at the start ([`Spec::held`] summed over the initial states).
+    pub initial: u64,
+    /// The harness's options.
+    pub setup: Setup,
+}
+
+/// A named predicate of global states that, once true, stays true.
+pub struct Stable<A: Application> {
+    /// The name, as reported.
+    pub name: &'static str,
+    /// Whether it holds.
+    pub holds: fn(&View<'_, A>) -> bool,
+    /// The model also looks for examples, as two sometimes-properties named here: a snapshot
+    /// that detects the predicate, and a run where it comes true after a snapshot that saw none
+    /// (detection is sound, not instant).
+    pub examples: Option<(&'static str, &'static str)>,
+}
+
+impl<A: Application> Clone for Stable<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: Application> Copy for Stable<A> {}
+
+impl<A: Application> std::fmt::Debug for Stable<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// An application the harness can drive and check. Model-checked states are small values, so
+/// the state, its messages and its steps are `Copy`.
+pub trait Spec:
+    Application<Msg: Copy + Send + Sync + 'static, Step: Copy + Send + Sync + 'static> + Copy + Send + Sync + 'static
+{
+    /// The name `--app` selects it by.
+    const NAME: &'static str;
+
+    /// Whether [`Spec::held`] and [`Spec::carried`] define a conserved quantity: then the
+    /// quantity recorded (in processes and in channel records) plus what was lost before the cut
+    /// must equal the quantity at the start.
+    const CONSERVES: bool = false;
+
+    /// The initial state of process `p` given `tokens` (`--tokens`, or the topology file's).
+    fn initial(p: ProcessId, tokens: u32) -> Self;
+
+    /// Every move `me` may make now, in a fixed order, whatever its budget (the harness checks
+    /// [`Spec::cost`] against it).
+    fn moves(
+        &self,
+        me: ProcessId,
+        topology: &Topology,
+        setup: &Setup,
+        out: &mut dyn FnMut(Move<Self::Msg, Self::Step>),
+    );
+
+    /// The budget a move uses (default 1). A move that costs nothing must be bounded by other
+    /// moves (e.g. a reply to a request), or the state space is infinite.
+    fn cost(_mv: &Move<Self::Msg, Self::Step>) -> u8 {
+        1
+    }
+
+    /// The conserved quantity a process holds (see [`Spec::CONSERVES`]).
+    fn held(&self) -> u64 {
+        0
+    }
+
+    /// The conserved quantity a message carries.
+    fn carried(_msg: &Self::Msg) -> u64 {
+        0
+    }
+
+    /// The stable predicates to check besides [`TERMINATED`], which every application gets.
+    fn stable() -> &'static [Stable<Self>] {
+        &[]
+    }
+
+    /// The same state with every process id in it renamed by `map` (symmetry reduction); the
+    /// default suits states that name no process.
+    fn relabel(&self, _map: &dyn Fn(ProcessId) -> ProcessId) -> Self {
+        *self
+    }
+
+    /// The same message with every process id in it renamed by `map`.
+    fn relabel_msg(msg: &Self::Msg, _map: &dyn Fn(ProcessId) -> ProcessId) -> Self::Msg {
+        *msg
+    }
+
+    /// A process state in words, for counterexamples ("2 jars, 1 sold").
+    fn describe_state(&self) -> String {
+        format!("{self:?}")
+    }
+
+    /// A message in words, for counterexamples ("a cart of 1 jar").
+    fn describe(msg: &Self::Msg) -> String {
+        format!("{msg:?}")
+    }
+
+    /// A move in words, for counterexamples ("sends a jar on P0->P1").
+    fn describe_move(mv: &Move<Self::Msg, Self::Step>, topology: &Topology) -> String {
+        match mv {
+            Move::Send { channel, msg } => {
+                format!("sends {} on {}", Self::describe(msg), topology.channel_label(*channel))
+            }
+            Move::Internal(step) => format!("takes internal step {step:?}"),
+        }
+    }
+}
+
+/// Whether process `p` of `view` has a move within its budget.
+pub fn can_move<A: Spec>(view: &View<'_, A>, p: ProcessId) -> bool {
+    let budget = view.budgets[p.index()];
+    let mut any = false;
+    view.states[p.index()].moves(p, view.topology, &view.setup, &mut |mv| any |= A::cost(&mv) <= budget);
+    any
+}
+
+/// Distribution terminated: no application message in transit and no process can move again.
+pub const TERMINATED: &str = "distribution terminated";
+
+/// [`TERMINATED`]'s predicate.
+pub fn terminated<A: Spec>(view: &View<'_, A>) -> bool {
+    view.channels.iter().all(Vec::is_empty) && view.topology.processes().all(|p| !can_move(view, p))
+}
+
+/// Every stable predicate of `A`, [`TERMINATED`] first.
+pub fn stable_predicates<A: Spec>() -> Vec<Stable<A>> {
+    let mut all = vec![Stable { name: TERMINATED, holds: terminated::<A>, examples: None }];
+    all.extend_from_slice(A::stable());
+    all
+}
+
+/// The conserved quantity held by `states` and carried by `channels`.
+pub fn accounted<A: Spec>(states: &[A], channels: &[Vec<A::Msg>]) -> u64 {
+    states.iter().map(A::held).sum::<u64>() + channels.iter().flatten().map(A::carried).sum::<u64>()
+}
