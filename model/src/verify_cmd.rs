@@ -146,9 +146,10 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         }
         snapshots.push(SnapshotVerdict { id: claim.id.0, holds: findings.is_empty(), findings });
     }
-    if logs.claims.is_empty() {
-        // No snapshot to judge: the logged states are still cross-checked, through a snapshot
-        // id the logs do not use (its own verdict, never recorded, is not reported).
+    if logs.claims.iter().all(|c| c.snapshot.is_none()) {
+        // No complete snapshot, so no check above cross-checked the logged states: they are
+        // cross-checked through a snapshot id the logs do not use (its own verdict, never
+        // recorded, is not reported).
         let probe = GlobalSnapshot {
             id: SnapshotId(u32::MAX),
             state: GlobalState {
@@ -168,6 +169,7 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         (0, _) => "no snapshot in the logs".to_string(),
         (1, 0) => "the snapshot holds".to_string(),
         (n, 0) => format!("all {n} snapshots hold"),
+        (1, _) => format!("the snapshot violates the theorem (snapshot {})", failed[0]),
         (n, k) => {
             let ids: Vec<String> = failed.iter().map(ToString::to_string).collect();
             let verb = if k == 1 { "violates" } else { "violate" };

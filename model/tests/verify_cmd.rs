@@ -264,6 +264,34 @@ fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
 }
 
 #[test]
+fn an_unfinished_snapshot_and_a_wrong_logged_state_exit_1() {
+    let dir = temp_dir("unfinished");
+    std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
+    // A records and sends its marker, which B never receives; A's send logs a wrong state.
+    let a = r#"{"process":"A","seq":0,"kind":"send","channel":"A->B","msg":1,"payload":2,"state":{"jars":4,"sold":0}}
+{"process":"A","seq":1,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":3,"sold":0}}
+{"process":"A","seq":2,"kind":"marker-send","snapshot":0,"channel":"A->B"}
+"#;
+    let b = r#"{"process":"B","seq":0,"kind":"receive","channel":"A->B","msg":1,"state":{"jars":7,"sold":0}}
+"#;
+    std::fs::write(dir.join("A.jsonl"), a).unwrap();
+    std::fs::write(dir.join("B.jsonl"), b).unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("B.jsonl"), &p("A.jsonl")]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("snapshot 0: VIOLATED\n  - (e) snapshot terminates: snapshot 0: process #1 never recorded"),
+        "{out}"
+    );
+    assert!(out.contains("the record of channel 0 was never closed"), "{out}");
+    assert!(out.contains("run: INCONSISTENT\n  - logged states: A logged state Bank { jars: 4, sold: 0 }, but its transitions from the initial state give Bank { jars: 3, sold: 0 }"), "{out}");
+    assert!(out.contains(&format!("event at {}:1", p("A.jsonl"))), "{out}");
+    assert!(out.ends_with("verdict: the snapshot violates the theorem (snapshot 0); the run is inconsistent: a logged state is not what the transitions produce\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_arguments_exit_2() {
     let o = model(&["verify", "--topology", "/nonexistent/x.top", "--trace", "/nonexistent/x.jsonl"]);
     assert_eq!(exit(&o), Some(2));
