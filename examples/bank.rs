@@ -2,6 +2,7 @@
 //! from random initiators; every snapshot is checked by the trace checker and for conservation.
 //!
 //! `cargo run --release --example bank -- --procs 5 --transfers 10000 --snapshots 10`
+//! (`--trace-out DIR` also writes the run as JSON-lines logs, for `model verify`)
 
 use std::process::ExitCode;
 
@@ -38,6 +39,10 @@ struct Args {
     /// Seed for transfers and initiators (default: from the clock; printed).
     #[arg(long)]
     seed: Option<u64>,
+    /// Also write the run as JSON-lines logs into DIR: DIR/<house>.jsonl and DIR/topology.top
+    /// (check them with `model verify --topology DIR/topology.top --trace DIR/*.jsonl`).
+    #[arg(long, value_name = "DIR")]
+    trace_out: Option<std::path::PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -62,6 +67,7 @@ fn main() -> ExitCode {
     let mut w = Workload::new(topology, args.transfers, args.snapshots);
     w.jars = args.jars;
     w.seed = seed;
+    w.trace_out = args.trace_out.clone();
     println!(
         "{} houses, {} jars each, {} transfers, {} snapshots (seed {seed})",
         args.procs, args.jars, args.transfers, args.snapshots
@@ -81,6 +87,9 @@ fn main() -> ExitCode {
                 );
             }
             println!("({} transfers refused for lack of jars)", report.refused);
+            if let Some(dir) = &args.trace_out {
+                println!("logs written to {} (<house>.jsonl, topology.top)", dir.display());
+            }
             println!("{} snapshots verified, total conserved", report.snapshots.len());
             ExitCode::SUCCESS
         }

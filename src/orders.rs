@@ -291,3 +291,114 @@ pub fn deadlocked(v: &View<'_, Orders>) -> bool {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(i: u16) -> ProcessId {
+        ProcessId(i)
+    }
+
+    fn moves(o: &Orders, t: &Topology) -> Vec<Move<OrderMsg, OrderStep>> {
+        let mut out = Vec::new();
+        o.moves(p(o.me.into()), t, &Setup::default(), &mut |m| out.push(m));
+        out
+    }
+
+    #[test]
+    fn an_order_is_answered_by_a_cart_that_goes_round_a_one_way_ring() {
+        let t = Topology::ring(3).unwrap();
+        let mut h: Vec<Orders> = (0..3).map(|i| Orders::new(p(i), 1)).collect();
+        // P0 uses its jar, then may only order (from P1, its one neighbour).
+        assert_eq!(moves(&h[0], &t), [Move::Internal(OrderStep::Use)]);
+        h[0].on_internal(&OrderStep::Use).unwrap();
+        let to_p1 = t.channel_between(p(0), p(1)).unwrap();
+        assert_eq!(moves(&h[0], &t), [Move::Send { channel: to_p1, msg: OrderMsg::Order }]);
+        h[0].on_send(p(1), &OrderMsg::Order).unwrap();
+        assert_eq!(h[0].waiting, Some(1));
+        assert!(moves(&h[0], &t).is_empty(), "a waiting house without jars is blocked");
+        h[1].on_message(p(0), &OrderMsg::Order);
+        // P1 ships towards P0 through P2: the only way round.
+        let cart = OrderMsg::Cart { to: 0 };
+        let to_p2 = t.channel_between(p(1), p(2)).unwrap();
+        assert_eq!(moves(&h[1], &t), [Move::Internal(OrderStep::Use), Move::Send { channel: to_p2, msg: cart }]);
+        h[1].on_send(p(2), &cart).unwrap();
+        assert_eq!((h[1].jars, h[1].pending), (0, 0));
+        h[2].on_message(p(1), &cart);
+        assert_eq!(h[2].relay, 0b001);
+        assert_eq!(h[2].held(), 2, "a cart held to pass on counts in the ledger");
+        let to_p0 = t.channel_between(p(2), p(0)).unwrap();
+        assert!(moves(&h[2], &t).contains(&Move::Send { channel: to_p0, msg: cart }));
+        h[2].on_send(p(0), &cart).unwrap();
+        h[0].on_message(p(2), &cart);
+        assert_eq!((h[0].jars, h[0].waiting), (1, None));
+        assert_eq!(h.iter().map(Spec::held).sum::<u64>(), 3);
+    }
+
+    #[test]
+    fn refused_steps_change_nothing() {
+        let mut o = Orders::new(p(0), 1);
+        let before = o;
+        assert!(o.on_send(p(1), &OrderMsg::Order).is_err(), "orders only when out of jars");
+        assert!(o.on_send(p(1), &OrderMsg::Cart { to: 1 }).is_err(), "no order to ship");
+        assert_eq!(o, before);
+        o.on_internal(&OrderStep::Use).unwrap();
+        assert!(o.on_internal(&OrderStep::Use).is_err());
+        o.on_send(p(1), &OrderMsg::Order).unwrap();
+        let waiting = o;
+        assert!(o.on_send(p(2), &OrderMsg::Order).is_err(), "already waiting");
+        o.on_message(p(2), &OrderMsg::Order);
+        assert!(o.on_send(p(2), &OrderMsg::Cart { to: 2 }).is_err(), "no jar to ship");
+        assert_eq!(Orders { pending: 0b100, ..waiting }, o);
+    }
+
+    fn view<'a>(t: &'a Topology, states: &'a [Orders], channels: &'a [Vec<OrderMsg>]) -> View<'a, Orders> {
+        View { topology: t, states, budgets: &[1, 1, 1], channels, initial: 3, setup: Setup::default() }
+    }
+
+    #[test]
+    fn a_deadlock_is_a_waiting_cycle_without_jars_or_carts_coming() {
+        let t = Topology::complete(3).unwrap();
+        let none = vec![Vec::new(); t.channels().len()];
+        let waits = |w: [Option<u8>; 3], jars: [u8; 3]| -> Vec<Orders> {
+            (0..3).map(|i| Orders { waiting: w[i], jars: jars[i], ..Orders::new(p(i as u16), 0) }).collect()
+        };
+        // P0 and P1 wait on each other with no jar: a deadlock, whatever P2 does.
+        let s = waits([Some(1), Some(0), None], [0, 0, 5]);
+        assert!(deadlocked(&view(&t, &s, &none)));
+        // A jar at either end of the cycle, or a cart on its way to one of them, releases it.
+        assert!(!deadlocked(&view(&t, &waits([Some(1), Some(0), None], [0, 1, 0]), &none)));
+        let mut coming = none.clone();
+        coming[t.channel_between(p(2), p(0)).unwrap().index()].push(OrderMsg::Cart { to: 0 });
+        assert!(!deadlocked(&view(&t, &s, &coming)));
+        let relayed = [s[0], s[1], Orders { relay: 0b010, ..s[2] }];
+        assert!(!deadlocked(&view(&t, &relayed, &none)));
+        // A chain that ends in a house that is not waiting is no cycle.
+        assert!(!deadlocked(&view(&t, &waits([Some(1), Some(2), None], [0, 0, 0]), &none)));
+        // The whole ring of three.
+        assert!(deadlocked(&view(&t, &waits([Some(1), Some(2), Some(0)], [0, 0, 0]), &none)));
+    }
+
+    #[test]
+    fn relabelling_renames_every_house_a_state_names() {
+        let o = Orders { me: 0, jars: 1, used: 2, waiting: Some(1), pending: 0b100, relay: 0b010 };
+        let swap = |q: ProcessId| ProcessId([2, 0, 1][q.index()]);
+        assert_eq!(
+            o.relabel(&swap),
+            Orders { me: 2, jars: 1, used: 2, waiting: Some(0), pending: 0b010, relay: 0b001 }
+        );
+        assert_eq!(Orders::relabel_msg(&OrderMsg::Cart { to: 2 }, &swap), OrderMsg::Cart { to: 1 });
+        assert_eq!(Orders::relabel_msg(&OrderMsg::Order, &swap), OrderMsg::Order);
+    }
+
+    #[test]
+    fn routes_follow_shortest_paths() {
+        let ring = Topology::ring(4).unwrap();
+        assert_eq!(route(&ring, p(1), p(0)), ring.channel_between(p(1), p(2)));
+        assert_eq!(route(&ring, p(3), p(0)), ring.channel_between(p(3), p(0)));
+        let bidi = Topology::bidi_ring(5).unwrap();
+        assert_eq!(route(&bidi, p(0), p(3)), bidi.channel_between(p(0), p(4)));
+        assert_eq!(route(&bidi, p(0), p(2)), bidi.channel_between(p(0), p(1)));
+    }
+}

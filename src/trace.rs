@@ -85,17 +85,19 @@ pub enum EventKind<M, S> {
     },
 }
 
-/// One event and the process's application state right after it.
+/// One event and, when the driver logged it, the process's application state right after it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Event<A: Application> {
     /// Who did it.
     pub process: ProcessId,
     /// What it did.
     pub kind: EventKind<A::Msg, A::Step>,
-    /// The process's state after the event, as the driver logged it. The trace checker never
-    /// takes it as the truth: it recomputes every state from the initial states by the
-    /// application's transitions, and reports a logged state that differs.
-    pub state: A,
+    /// The process's state after the event, as the driver logged it (`None` where the log has
+    /// none: the drivers of this crate always log one, another implementation's logs may not).
+    /// The trace checker never takes it as the truth: it recomputes every state from the
+    /// initial states by the application's transitions, and reports a logged state that
+    /// differs.
+    pub state: Option<A>,
 }
 
 /// A run: initial states, who may initiate snapshots, and events in an order consistent with
@@ -185,11 +187,14 @@ pub enum TraceError {
         /// Initial states in the trace.
         got: usize,
     },
-    /// Per-process logs that cannot be merged: some receipt never finds its send.
+    /// Per-process logs that cannot be merged: some receipt never finds its send (it was
+    /// never sent, or only after something that waits for this receipt: a cycle).
     #[error("cannot order the per-process logs: {process} waits for {what} that is never sent")]
     Unmergeable {
         /// The stuck process.
         process: ProcessId,
+        /// The stuck event: its log, and its index in that log.
+        at: (usize, usize),
         /// The message or marker it waits for.
         what: String,
     },
@@ -283,9 +288,13 @@ impl<A: Application> Trace<A> {
 
     /// Merges per-process logs (each in that process's order) into one trace whose order is
     /// consistent with causality: a receive or loss comes after its send, a marker's receipt
-    /// after its sending.
+    /// after its sending (the k-th receipt of a snapshot's marker on a channel after its k-th
+    /// sending there, as on a FIFO channel). The merge is greedy, log by log, so it finds an
+    /// order whenever one exists; when none does, the error names the first stuck event (its
+    /// log and its index in that log) and what it waits for.
     pub fn merge(initial: Vec<A>, logs: Vec<Vec<Event<A>>>) -> Result<Self, TraceError> {
         let total = logs.iter().map(Vec::len).sum();
+        let mut taken = vec![0usize; logs.len()];
         let mut events = Vec::with_capacity(total);
         let mut sent: HashSet<MsgId> = HashSet::new();
         let mut markers: HashMap<(ChannelId, SnapshotId), usize> = HashMap::new();
@@ -323,10 +332,13 @@ impl<A: Application> Trace<A> {
                     }
                     events.push(e);
                     progressed = true;
+                    taken[i] += 1;
                     *head = logs[i].next();
                 }
             }
             if !progressed {
+                let log = heads.iter().position(Option::is_some).unwrap_or(0);
+                let at = (log, taken.get(log).copied().unwrap_or(0));
                 let stuck = heads.iter().flatten().next();
                 let (process, what) = match stuck.map(|e| (e.process, &e.kind)) {
                     Some((p, EventKind::Receive { id, .. } | EventKind::Lost { id, .. })) => {
@@ -337,7 +349,7 @@ impl<A: Application> Trace<A> {
                     }
                     _ => (ProcessId(0), "an event".to_string()),
                 };
-                return Err(TraceError::Unmergeable { process, what });
+                return Err(TraceError::Unmergeable { process, at, what });
             }
         }
         Ok(Trace { initial, initiators: Initiators::Any, events })
@@ -385,7 +397,7 @@ impl Tracer {
         effects: &[Effect<A::Msg>],
         state: &A,
     ) {
-        let mut push = |kind| log.push(Event { process, kind, state: state.clone() });
+        let mut push = |kind| log.push(Event { process, kind, state: Some(state.clone()) });
         match input {
             StepInput::Receive { channel, id } => push(EventKind::Receive { channel, id }),
             StepInput::Marker { channel, snapshot } => push(EventKind::MarkerReceive { snapshot, channel }),
@@ -419,7 +431,7 @@ impl Tracer {
         kind: EventKind<A::Msg, A::Step>,
         state: &A,
     ) {
-        log.push(Event { process, kind, state: state.clone() });
+        log.push(Event { process, kind, state: Some(state.clone()) });
     }
 }
 
@@ -429,7 +441,7 @@ mod tests {
     use crate::bank::{Bank, Jars, Sale};
 
     fn ev(p: u16, kind: EventKind<Jars, Sale>) -> Event<Bank> {
-        Event { process: ProcessId(p), kind, state: Bank::new(0) }
+        Event { process: ProcessId(p), kind, state: Some(Bank::new(0)) }
     }
 
     #[test]
@@ -459,7 +471,7 @@ mod tests {
         let logs = vec![vec![], vec![ev(1, EventKind::Receive { channel: c01, id })]];
         assert_eq!(
             Trace::merge(vec![Bank::new(1), Bank::new(0)], logs.clone()),
-            Err(TraceError::Unmergeable { process: ProcessId(1), what: format!("message {id}") })
+            Err(TraceError::Unmergeable { process: ProcessId(1), at: (1, 0), what: format!("message {id}") })
         );
         let trace = Trace::new(vec![Bank::new(1), Bank::new(0)]);
         let trace = Trace { events: logs.concat(), ..trace };

@@ -16,8 +16,8 @@
 //! Process states are never taken from the log: every replay starts from the initial states (or
 //! from the recorded ones) and applies the application's own transitions — a send
 //! ([`Application::on_send`]), a receipt ([`Application::on_message`]), an internal step
-//! ([`Application::on_internal`]). The states logged with the events are only cross-checked
-//! against the replay, and a difference is reported. An initiation by a process the trace does
+//! ([`Application::on_internal`]). The states logged with the events (where the log has them)
+//! are only cross-checked against the replay, and a difference is reported. An initiation by a process the trace does
 //! not allow to initiate is reported too.
 //!
 //! A stolen message counts as stolen before the cut when it was sent before the cut: the theft
@@ -634,11 +634,11 @@ impl<'t, A: Application> Checker<'t, A> {
                 return;
             }
             let replayed = &states[e.process.index()];
-            if !matches!(e.kind, EventKind::Lost { .. }) && e.state != *replayed {
+            let Some(logged) = e.state.as_ref() else { continue };
+            if !matches!(e.kind, EventKind::Lost { .. }) && logged != replayed {
                 let reason = format!(
-                    "{} logged state {:?}, but its transitions from the initial state give {replayed:?}",
+                    "{} logged state {logged:?}, but its transitions from the initial state give {replayed:?}",
                     self.topology.name(e.process),
-                    e.state
                 );
                 self.violations.push(Violation::LoggedState {
                     snapshot: self.snapshot.id,

@@ -1,12 +1,15 @@
 //! A random bank workload on the threaded runtime, every snapshot verified: the shared body of
 //! the `bank` example, the runtime tests and the shuttle tests.
 
+use std::path::PathBuf;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use thiserror::Error;
 
 use crate::bank::{Bank, BankCommand};
 use crate::core::SnapshotId;
+use crate::formats::jsonl::WriteError;
 use crate::runtime::{Cluster, Options, RuntimeError};
 use crate::topology::{ProcessId, Topology};
 use crate::variant::Variant;
@@ -37,6 +40,10 @@ pub struct Workload {
     /// Pause this long after every 32 commands so deliveries keep up with the commands (none
     /// under loom or shuttle, whose threads are not real).
     pub pace: Option<std::time::Duration>,
+    /// Write the run as JSON-lines logs into this directory (`<process>.jsonl` and
+    /// `topology.top`, see [`crate::formats::jsonl`]) after shutdown, before the checks, so a
+    /// failing run is written too.
+    pub trace_out: Option<PathBuf>,
 }
 
 impl Workload {
@@ -54,6 +61,7 @@ impl Workload {
             variant: Variant::None,
             sell_percent: 0,
             pace: Some(std::time::Duration::from_micros(100)),
+            trace_out: None,
         }
     }
 }
@@ -118,6 +126,9 @@ pub enum WorkloadError {
         /// At the end.
         end: u64,
     },
+    /// The logs could not be written ([`Workload::trace_out`]).
+    #[error("--trace-out: {0}")]
+    Write(#[from] WriteError),
     /// Snapshots that never completed.
     #[error("snapshots {0:?} never completed")]
     Incomplete(Vec<SnapshotId>),
@@ -176,6 +187,9 @@ pub fn run(w: &Workload) -> Result<WorkloadReport, WorkloadError> {
         }
     }
     let outcome = cluster.shutdown()?;
+    if let Some(dir) = &w.trace_out {
+        outcome.write_logs(dir, &w.topology, &vec![w.jars; n])?;
+    }
     if !outcome.incomplete.is_empty() {
         return Err(WorkloadError::Incomplete(outcome.incomplete));
     }

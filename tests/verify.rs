@@ -30,7 +30,7 @@ impl Run {
         self.topology.channel_between(from, to).unwrap()
     }
     fn push(&mut self, p: ProcessId, kind: EventKind<Jars, Sale>) {
-        self.trace.events.push(Event { process: p, kind, state: self.states[p.index()] });
+        self.trace.events.push(Event { process: p, kind, state: Some(self.states[p.index()]) });
     }
     fn send(&mut self, p: ProcessId, amount: u32) -> MsgId {
         let id = MsgId::new(p, self.next);
@@ -109,7 +109,7 @@ fn inward_crossing_is_named_with_its_send_and_receipt() {
     let m = {
         let mut marker = r.trace.events.pop().unwrap();
         let m = r.send(P0, 3);
-        marker.state = r.states[0];
+        marker.state = Some(r.states[0]);
         r.trace.events.push(marker);
         m
     };
@@ -319,7 +319,7 @@ fn logged_states_are_never_the_truth_a_doctored_log_is_reported() {
     // The log claims P1 still holds 10 after the receipt, to match the stale recording.
     let (mut r, s) = stale();
     for e in r.trace.events.iter_mut().filter(|e| e.process == P1) {
-        e.state = Bank::new(10);
+        e.state = Some(Bank::new(10));
     }
     let report = check(&r.topology, &r.trace, &s).unwrap();
     assert!(!report.holds(Clause::RecordedReachable), "the replay, not the log, decides");

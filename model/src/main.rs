@@ -1,5 +1,7 @@
 //! `model`: check the Chandy–Lamport model, explore it in a browser, list the fault variants,
-//! replay a course scenario.
+//! replay a course scenario, verify another implementation's logs.
+
+mod verify_cmd;
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
@@ -16,7 +18,7 @@ use chandy_lamport::orders::Orders;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
 use chandy_lamport::spec::Spec;
 use chandy_lamport::Variant;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::Model;
@@ -35,7 +37,7 @@ Exit codes:
   0  every snapshot passed the trace checker (and, with --expect, matched the expected files)
   1  a snapshot failed the trace checker or differs from the expected files
   2  bad input: an unreadable or malformed file, a command the topology refuses, too few delays,
-     no expected file for the --expect prefix";
+     no expected file for the --expect prefix, a --trace-out directory that cannot be written";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -94,16 +96,27 @@ enum Command {
         /// Fault variant (see `model variants`).
         #[arg(long, default_value = "none")]
         variant: Variant,
+        /// Also write the run as JSON-lines logs into DIR: DIR/<node>.jsonl and DIR/topology.top.
+        #[arg(long, value_name = "DIR")]
+        trace_out: Option<PathBuf>,
     },
-}
-
-/// The applications the model can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum App {
-    /// Trading houses passing carts of jars (conservation, deficit, exhaustion of supply).
-    Bank,
-    /// Houses ordering jars from each other and waiting for them (deadlock).
-    Orders,
+    /// Check the logs of a run (JSON lines, one event a line: any implementation's) against the
+    /// theorem: one verdict per snapshot found in the logs, then an overall verdict.
+    #[command(after_help = verify_cmd::VERIFY_EXIT_CODES)]
+    Verify {
+        /// The topology (.top; its tokens are the initial states).
+        #[arg(long)]
+        topology: PathBuf,
+        /// The log files (one per process, or any split of the events).
+        #[arg(long, required = true, num_args = 1..)]
+        trace: Vec<PathBuf>,
+        /// The application that produced the logs.
+        #[arg(long, value_enum, default_value = "bank")]
+        app: verify_cmd::App,
+        /// Print one JSON object instead of the verdict lines.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The model configuration.
@@ -111,7 +124,7 @@ enum App {
 struct ModelArgs {
     /// The application the houses run.
     #[arg(long, value_enum, default_value = "bank")]
-    app: App,
+    app: verify_cmd::App,
     /// Houses, 2–16: the most a model state holds (for a .top topology, taken from the file).
     #[arg(long)]
     procs: Option<usize>,
@@ -262,10 +275,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { model, checker, json } => match model.app {
-            App::Bank => check_cmd::<Bank>(&model, &checker, json),
-            App::Orders => check_cmd::<Orders>(&model, &checker, json),
+            verify_cmd::App::Bank => check_cmd::<Bank>(&model, &checker, json),
+            verify_cmd::App::Orders => check_cmd::<Orders>(&model, &checker, json),
         },
-        Command::Replay { topology, events, delays, seed, expect, variant } => {
+        Command::Verify { topology, trace, app, json } => verify_cmd::run(&topology, &trace, app, json),
+        Command::Replay { topology, events, delays, seed, expect, variant, trace_out } => {
             // The topology's warnings (self-links ignored); its errors are reported by the replay.
             if let Ok(top) = TopFile::read(&topology) {
                 for w in &top.warnings {
@@ -276,7 +290,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Some(file) => DelayChoice::File(file),
                 None => DelayChoice::Seed(seed.unwrap_or(0)),
             };
-            let request = Replay { expect: expect.clone(), variant, ..Replay::new(topology, events, delays) };
+            let request =
+                Replay { expect: expect.clone(), variant, trace_out, ..Replay::new(topology, events, delays) };
             match replay(&request) {
                 Ok(outcome) => {
                     print!("{}", outcome.snap_text());
@@ -306,8 +321,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Explore { model, addr } => match model.app {
-            App::Bank => explore::<Bank>(&model, addr),
-            App::Orders => explore::<Orders>(&model, addr),
+            verify_cmd::App::Bank => explore::<Bank>(&model, addr),
+            verify_cmd::App::Orders => explore::<Orders>(&model, addr),
         },
     }
 }
@@ -385,10 +400,10 @@ fn expected_files(prefix: &Path, n: usize) -> String {
 
 /// Whether a replay error is bad input (exit 2) rather than a failed check (exit 1): a bad or
 /// unreadable file, a command the topology refuses, a delay file too short for the run, an
-/// expectation prefix with no file at all.
+/// expectation prefix with no file at all, a --trace-out directory that cannot be written.
 fn replay_bad_input(e: &ReplayError, expect: Option<&Path>) -> bool {
     match e {
-        ReplayError::Format(_) => true,
+        ReplayError::Format(_) | ReplayError::Write(_) => true,
         ReplayError::Command { error: SimError::DelaysExhausted { .. }, .. }
         | ReplayError::Completion { error: SimError::DelaysExhausted { .. }, .. } => true,
         ReplayError::MissingExpected { .. } => {

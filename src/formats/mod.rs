@@ -1,7 +1,9 @@
 //! Text formats shared with the course scenario suite: topologies (`.top`), event scripts
-//! (`.events`) and expected snapshots (`.snap`). Every error names the file and the line.
+//! (`.events`) and expected snapshots (`.snap`); and the JSON-lines logs (`.jsonl`) in which any
+//! implementation's runs can be checked. Every error names the file and the line.
 
 pub mod events;
+pub mod jsonl;
 pub mod snap;
 pub mod top;
 

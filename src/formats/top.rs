@@ -124,6 +124,28 @@ impl TopFile {
     }
 }
 
+/// The `.top` text of `topology` with `tokens[i]` at process `i`: the node count, one `ID tokens`
+/// line per process, one `SRC DST` line per channel, in the topology's order (so that
+/// [`TopFile::parse`] gives the same topology back). `None` when the counts differ or a name
+/// could not be read back (empty, or holding whitespace or a leading `#`).
+pub fn write(topology: &Topology, tokens: &[u32]) -> Option<String> {
+    if tokens.len() != topology.len() {
+        return None;
+    }
+    let readable = |n: &str| !n.is_empty() && !n.starts_with('#') && !n.contains(char::is_whitespace);
+    if !topology.names().iter().all(|n| readable(n)) {
+        return None;
+    }
+    let mut text = format!("{}\n", topology.len());
+    for (name, t) in topology.names().iter().zip(tokens) {
+        text.push_str(&format!("{name} {t}\n"));
+    }
+    for c in topology.channels() {
+        text.push_str(&format!("{} {}\n", topology.name(c.from), topology.name(c.to)));
+    }
+    Some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +190,17 @@ mod tests {
             problem("2\nA 1\nB 2\nA B C\n"),
             (4, Problem::Malformed { expected: "SRC DST", text: "A B C".into() })
         );
+    }
+
+    #[test]
+    fn write_gives_back_the_same_topology_and_tokens() {
+        let t = Topology::bidi_ring(4).unwrap();
+        let text = write(&t, &[1, 2, 3, 4]).unwrap();
+        let f = TopFile::parse(&text, "w.top").unwrap();
+        assert_eq!((f.topology, f.tokens), (t.clone(), vec![1, 2, 3, 4]));
+        assert_eq!(write(&t, &[1, 2, 3]), None);
+        let spaced = Topology::new(vec!["A B".into(), "C".into()], [(ProcessId(0), ProcessId(1))]).unwrap();
+        assert_eq!(write(&spaced, &[1, 1]), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::fmt::Debug;
 use thiserror::Error;
 
 use crate::core::{Application, CoreError, SnapshotId};
+use crate::formats::jsonl::{write_logs, LogApp, WriteError};
 use crate::snapshot::{AssemblyError, GlobalSnapshot};
 use crate::sync::{mpsc, thread};
 use crate::topology::{ChannelId, Initiators, ProcessId, Topology, TopologyError};
@@ -199,6 +200,24 @@ pub struct Outcome<A: Application> {
     pub trace: Option<Trace<A>>,
     /// Commands the applications refused.
     pub rejected: Vec<Rejected>,
+}
+
+impl<A: Application> Outcome<A> {
+    /// Writes the run as JSON-lines logs, `DIR/<process>.jsonl`, and its topology as
+    /// `DIR/topology.top` with `tokens[i]` at process `i` (see [`crate::formats::jsonl`]); the
+    /// record lines carry the assembled snapshots' states and records. Needs a traced run.
+    pub fn write_logs(
+        &self,
+        dir: &std::path::Path,
+        topology: &Topology,
+        tokens: &[u32],
+    ) -> Result<Vec<std::path::PathBuf>, WriteError>
+    where
+        A: LogApp,
+    {
+        let trace = self.trace.as_ref().ok_or(WriteError::Untraced)?;
+        write_logs(dir, topology, tokens, trace, &self.snapshots)
+    }
 }
 
 /// A running cluster.

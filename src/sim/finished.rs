@@ -1,9 +1,12 @@
 //! What a finished simulation hands back, its checks, and its snapshots in `.snap` form.
 
+use std::path::{Path, PathBuf};
+
 use thiserror::Error;
 
 use crate::bank::{Bank, Jars};
 use crate::core::SnapshotId;
+use crate::formats::jsonl::{write_logs, WriteError};
 use crate::formats::snap::{SnapBlock, SnapMessage};
 use crate::snapshot::GlobalSnapshot;
 use crate::topology::{ChannelId, ProcessId, Topology};
@@ -119,6 +122,14 @@ impl Finished {
     pub fn final_total(&self) -> u64 {
         let held: u64 = self.states.iter().map(|b| u64::from(b.jars)).sum();
         held + self.in_transit.iter().flatten().map(|j| u64::from(j.0)).sum::<u64>()
+    }
+
+    /// Writes the run as JSON-lines logs, `DIR/<process>.jsonl`, and its topology as
+    /// `DIR/topology.top` with each house's initial jars (see [`crate::formats::jsonl`]).
+    pub fn write_logs(&self, dir: &Path, topology: &Topology) -> Result<Vec<PathBuf>, WriteError> {
+        let tokens: Vec<u32> = self.trace.initial.iter().map(|b| b.jars).collect();
+        let snapshots: Vec<GlobalSnapshot<Bank>> = self.snapshots.iter().map(|s| s.global.clone()).collect();
+        write_logs(dir, topology, &tokens, &self.trace, &snapshots)
     }
 
     /// The completed snapshots as `.snap` blocks, by id.

@@ -35,6 +35,7 @@ use super::finished::{Finished, SnapshotFailure};
 use super::simulator::{SimConfig, Simulator};
 use crate::bank::BankError;
 use crate::formats::events::{Command, EventsFile};
+use crate::formats::jsonl::{write_logs, WriteError};
 use crate::formats::snap::{compare, write, Comparison, SnapBlock};
 use crate::formats::top::TopFile;
 use crate::formats::{FormatError, Problem};
@@ -67,12 +68,23 @@ pub struct Replay {
     pub expect: Option<PathBuf>,
     /// The fault variant (the correct algorithm by default).
     pub variant: Variant,
+    /// Write the run as JSON-lines logs into this directory (`<process>.jsonl` and
+    /// `topology.top`, see [`crate::formats::jsonl`]) before its snapshots are checked, so a
+    /// failing run is written too.
+    pub trace_out: Option<PathBuf>,
 }
 
 impl Replay {
     /// A replay of `events` on `topology` with these delays, no comparison, correct algorithm.
     pub fn new(topology: impl Into<PathBuf>, events: impl Into<PathBuf>, delays: DelayChoice) -> Self {
-        Replay { topology: topology.into(), events: events.into(), delays, expect: None, variant: Variant::None }
+        Replay {
+            topology: topology.into(),
+            events: events.into(),
+            delays,
+            expect: None,
+            variant: Variant::None,
+            trace_out: None,
+        }
     }
 
     /// Compares with the expected files of `prefix`.
@@ -107,6 +119,9 @@ pub enum ReplayError {
         /// What failed.
         error: SimError,
     },
+    /// The logs could not be written (`Replay::trace_out`).
+    #[error("--trace-out: {0}")]
+    Write(#[from] WriteError),
     /// A snapshot never completed, failed the trace checker, or does not conserve tokens.
     #[error("{file}: {failure}")]
     Snapshot {
@@ -165,6 +180,10 @@ pub fn replay(request: &Replay) -> Result<ReplayOutcome, ReplayError> {
     };
     let config = SimConfig { variant: request.variant, ..SimConfig::new(delays) };
     let run = run_events(&top, &events, config)?;
+    if let Some(dir) = &request.trace_out {
+        let snapshots: Vec<_> = run.snapshots.iter().map(|s| s.global.clone()).collect();
+        write_logs(dir, &top.topology, &top.tokens, &run.trace, &snapshots)?;
+    }
     run.check(&top.topology).map_err(|failure| ReplayError::Snapshot { file: events.file.clone(), failure })?;
     let blocks = run.blocks(&top.topology);
     let comparison = match &request.expect {

@@ -1,0 +1,350 @@
+//! `model verify`: the bank's logs (written by the threaded runtime, as `examples/bank.rs
+//! --trace-out` writes them) hold; doctored logs are violations naming the lines involved;
+//! bad logs exit 2 naming the file and line; `model replay --trace-out` writes logs that hold.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use chandy_lamport::workload::{run, Workload};
+use chandy_lamport::Topology;
+use serde_json::Value;
+
+fn model(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().expect("run model")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("model-verify-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The acceptance run: 4 houses, 2,000 transfers, 5 snapshots, written with `trace_out` (what
+/// `cargo run --release --example bank -- --procs 4 --transfers 2000 --snapshots 5 --trace-out
+/// DIR` does).
+fn bank_logs(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let mut w = Workload::new(Topology::complete(4).unwrap(), 2_000, 5);
+    w.trace_out = Some(dir.clone());
+    run(&w).unwrap_or_else(|e| panic!("the bank run fails: {e}"));
+    dir
+}
+
+fn log(dir: &Path, p: usize) -> PathBuf {
+    dir.join(format!("P{p}.jsonl"))
+}
+
+fn verify(dir: &Path, extra: &[&str]) -> Output {
+    let top = dir.join("topology.top");
+    let files: Vec<String> = (0..4).map(|p| log(dir, p).display().to_string()).collect();
+    let mut args = vec!["verify", "--topology", top.to_str().unwrap(), "--trace"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(extra);
+    model(&args)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Writes the events back, renumbering `seq` 0, 1, 2, ... (as an implementation that never
+/// logged the removed events would have).
+fn write_renumbered(path: &Path, mut events: Vec<Value>) {
+    let mut text = String::new();
+    for (seq, e) in events.iter_mut().enumerate() {
+        e["seq"] = Value::from(seq);
+        text.push_str(&e.to_string());
+        text.push('\n');
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn is(e: &Value, kind: &str) -> bool {
+    e["kind"] == kind
+}
+
+/// The 1-based line of `P{p}.jsonl` holding the send of `msg`.
+fn send_line(dir: &Path, msg: &Value) -> (usize, usize) {
+    (0..4)
+        .find_map(|p| lines(&log(dir, p)).iter().position(|e| is(e, "send") && e["msg"] == *msg).map(|i| (p, i + 1)))
+        .expect("the message is sent")
+}
+
+fn exit(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+#[test]
+fn the_bank_runs_logs_hold_and_exit_0() {
+    let dir = bank_logs("holds");
+    let o = verify(&dir, &[]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(0), "{out}{}", stderr(&o));
+    for k in 0..5 {
+        assert!(out.contains(&format!("snapshot {k}: holds\n")), "{out}");
+    }
+    assert!(out.contains("run: consistent"), "{out}");
+    assert!(out.ends_with("verdict: all 5 snapshots hold\n"), "{out}");
+    // The same as one JSON object, with --app given explicitly.
+    let o = verify(&dir, &["--app", "bank", "--json"]);
+    assert_eq!(exit(&o), Some(0), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((json["ok"].clone(), json["exit_code"].clone()), (Value::from(true), Value::from(0)));
+    assert_eq!(json["snapshots"].as_array().unwrap().len(), 5);
+    assert!(json["snapshots"].as_array().unwrap().iter().all(|s| s["holds"] == true));
+    assert_eq!(json["files"].as_array().unwrap().len(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_deleted_pre_cut_receipt_is_a_violation_naming_its_send() {
+    let dir = bank_logs("receipt");
+    // The last receipt at some house before it records for snapshot 0: pre-cut for every
+    // snapshot, of a cart sent before the cut.
+    let (p, at) = (0..4)
+        .find_map(|p| {
+            let events = lines(&log(&dir, p));
+            let record = events.iter().position(|e| is(e, "record") && e["snapshot"] == 0)?;
+            events[..record].iter().rposition(|e| is(e, "receive")).map(|i| (p, i))
+        })
+        .expect("some house receives a cart before it records");
+    let mut events = lines(&log(&dir, p));
+    let receipt = events.remove(at);
+    write_renumbered(&log(&dir, p), events);
+    let (sender, line) = send_line(&dir, &receipt["msg"]);
+    let o = verify(&dir, &[]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("snapshot 0: VIOLATED"), "{out}");
+    let msg = receipt["msg"].as_str().unwrap();
+    assert!(out.contains(&format!("message {msg}, in flight on channel")), "{out}");
+    assert!(out.contains("is missing from the record"), "{out}");
+    let send_at = format!("send at {}:{line}", log(&dir, sender).display());
+    assert!(out.contains(&send_at), "expected {send_at:?} in {out}");
+    // The house's next logged state still counts the cart: the run is inconsistent there.
+    assert!(out.contains("run: INCONSISTENT"), "{out}");
+    let next = format!("event at {}:{}", log(&dir, p).display(), at + 1);
+    assert!(out.contains(&next), "expected {next:?} in {out}");
+    assert!(out.contains("verdict: 5 of 5 snapshots violate the theorem"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_edited_recorded_state_is_a_violation_naming_the_record() {
+    let dir = bank_logs("state");
+    let path = log(&dir, 2);
+    let mut events = lines(&path);
+    let at = events.iter().position(|e| is(e, "record") && e["snapshot"] == 2).expect("P2 records snapshot 2");
+    let jars = events[at]["state"]["jars"].as_u64().unwrap();
+    events[at]["state"]["jars"] = Value::from(jars + 1);
+    write_renumbered(&path, events);
+    let o = verify(&dir, &[]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("snapshot 2: VIOLATED"), "{out}");
+    for k in [0, 1, 3, 4] {
+        assert!(out.contains(&format!("snapshot {k}: holds")), "{out}");
+    }
+    let record = format!(
+        "P2's record at {}:{}: recorded Bank {{ jars: {}, sold: 0 }}, its transitions give Bank {{ jars: {jars}, sold: 0 }}",
+        path.display(),
+        at + 1,
+        jars + 1
+    );
+    assert!(out.contains(&record), "expected {record:?} in {out}");
+    assert!(out.contains("(c) recorded state reachable from start"), "{out}");
+    assert!(out.contains("verdict: 1 of 5 snapshots violates the theorem (snapshot 2)"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_channel_record_never_closed_is_a_violation() {
+    let dir = bank_logs("unclosed");
+    let path = log(&dir, 0);
+    let events: Vec<Value> =
+        lines(&path).into_iter().filter(|e| !(is(e, "marker-receive") && e["snapshot"] == 1)).collect();
+    write_renumbered(&path, events);
+    let o = verify(&dir, &[]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("snapshot 1: VIOLATED\n  - (e) snapshot terminates: snapshot 1: the record of channel"),
+        "{out}"
+    );
+    assert!(out.contains("snapshot 0: holds"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Replaces line `line` (1-based) of `P{p}.jsonl` with `text` and expects exit 2 with
+/// `P{p}.jsonl:LINE: message` on stderr.
+fn bad_line(dir: &Path, p: usize, line: usize, text: &str, message: &str) {
+    let path = log(dir, p);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = original.lines().collect();
+    lines[line - 1] = text;
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let o = verify(dir, &[]);
+    let expected = format!("{}:{line}: {message}", path.display());
+    assert_eq!(exit(&o), Some(2), "{text}: {}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
+    assert_eq!(stdout(&o), "", "no verdict on bad input");
+    std::fs::write(&path, original).unwrap();
+}
+
+#[test]
+fn bad_logs_exit_2_naming_file_and_line() {
+    let dir = bank_logs("bad");
+    let events = lines(&log(&dir, 1));
+    let receipt = (1..events.len()).find(|&i| is(&events[i], "receive")).unwrap();
+    let mut e = events[receipt].clone();
+    bad_line(&dir, 1, 5, r#"{"process":"P1","seq":4,"#, "malformed JSON: EOF while parsing a value (column 24)");
+    e["process"] = Value::from("P9");
+    bad_line(&dir, 1, receipt + 1, &e.to_string(), "unknown process \"P9\" (not in the topology)");
+    e["process"] = Value::from("P1");
+    e["channel"] = Value::from("P7->P1");
+    bad_line(&dir, 1, receipt + 1, &e.to_string(), "unknown channel \"P7->P1\"");
+    e["channel"] = events[receipt]["channel"].clone();
+    e["msg"] = Value::from("m9.999");
+    bad_line(&dir, 1, receipt + 1, &e.to_string(), "receipt of message \"m9.999\", which is never sent");
+    e["msg"] = events[receipt]["msg"].clone();
+    e["kind"] = Value::from("recieve");
+    bad_line(&dir, 1, receipt + 1, &e.to_string(), "not an event: unknown variant `recieve`");
+    e["kind"] = Value::from("receive");
+    e["seq"] = Value::from(receipt - 1);
+    let twice = format!("P1 has seq {} twice (also at {}:{receipt})", receipt - 1, log(&dir, 1).display());
+    bad_line(&dir, 1, receipt + 1, &e.to_string(), &twice);
+    // A line deleted without renumbering: the next one names the gap.
+    let path = log(&dir, 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kept: Vec<&str> = text.lines().enumerate().filter(|(i, _)| *i != receipt).map(|(_, l)| l).collect();
+    std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+    let o = verify(&dir, &[]);
+    assert_eq!(exit(&o), Some(2), "{}", stderr(&o));
+    let gap =
+        format!("{}:{}: P1's seq jumps to {}: seq {receipt} is missing", path.display(), receipt + 1, receipt + 1);
+    assert!(stderr(&o).contains(&gap), "expected {gap:?} in {}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
+    let dir = temp_dir("cycle");
+    std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
+    // Each house receives the other's cart before sending its own.
+    let a = r#"{"process":"A","seq":0,"kind":"receive","channel":"B->A","msg":"b1"}
+{"process":"A","seq":1,"kind":"send","channel":"A->B","msg":"a1","payload":1}
+"#;
+    let b = r#"{"process":"B","seq":0,"kind":"receive","channel":"A->B","msg":"a1"}
+{"process":"B","seq":1,"kind":"send","channel":"B->A","msg":"b1","payload":1}
+"#;
+    std::fs::write(dir.join("A.jsonl"), a).unwrap();
+    std::fs::write(dir.join("B.jsonl"), b).unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl")]);
+    assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let expected = format!("{}:1: no causal order exists (a cycle): this event waits for message", p("A.jsonl"));
+    assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("(at {}:2)", p("B.jsonl"))), "{}", stderr(&o));
+    // Without a cycle the same two houses verify (no snapshot: nothing to judge, states consistent).
+    let b = b.replace(r#""seq":0,"kind":"receive""#, r#""seq":9,"kind":"receive""#).replace(r#""seq":1"#, r#""seq":0"#);
+    std::fs::write(dir.join("B.jsonl"), b.replace(r#""seq":9"#, r#""seq":1"#)).unwrap();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl")]);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("verdict: no snapshot in the logs"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unfinished_snapshot_and_a_wrong_logged_state_exit_1() {
+    let dir = temp_dir("unfinished");
+    std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
+    // A records and sends its marker, which B never receives; A's send logs a wrong state.
+    let a = r#"{"process":"A","seq":0,"kind":"send","channel":"A->B","msg":1,"payload":2,"state":{"jars":4,"sold":0}}
+{"process":"A","seq":1,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":3,"sold":0}}
+{"process":"A","seq":2,"kind":"marker-send","snapshot":0,"channel":"A->B"}
+"#;
+    let b = r#"{"process":"B","seq":0,"kind":"receive","channel":"A->B","msg":1,"state":{"jars":7,"sold":0}}
+"#;
+    std::fs::write(dir.join("A.jsonl"), a).unwrap();
+    std::fs::write(dir.join("B.jsonl"), b).unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("B.jsonl"), &p("A.jsonl")]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("snapshot 0: VIOLATED\n  - (e) snapshot terminates: snapshot 0: process #1 never recorded"),
+        "{out}"
+    );
+    assert!(out.contains("the record of channel 0 was never closed"), "{out}");
+    assert!(out.contains("run: INCONSISTENT\n  - logged states: A logged state Bank { jars: 4, sold: 0 }, but its transitions from the initial state give Bank { jars: 3, sold: 0 }"), "{out}");
+    assert!(out.contains(&format!("event at {}:1", p("A.jsonl"))), "{out}");
+    assert!(out.ends_with("verdict: the snapshot violates the theorem (snapshot 0); the run is inconsistent: a logged state is not what the transitions produce\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let o = model(&["verify", "--topology", "/nonexistent/x.top", "--trace", "/nonexistent/x.jsonl"]);
+    assert_eq!(exit(&o), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/x.top: cannot read"), "{}", stderr(&o));
+    let o = model(&["verify", "--topology", "/nonexistent/x.top"]);
+    assert_eq!(exit(&o), Some(2));
+    assert!(stderr(&o).contains("--trace"), "{}", stderr(&o));
+    let o = model(&["verify", "--topology", "x.top", "--trace", "x.jsonl", "--app", "kv"]);
+    assert_eq!(exit(&o), Some(2));
+    assert!(stderr(&o).contains("[possible values: bank]"), "{}", stderr(&o));
+    let o = model(&["verify", "--help"]);
+    assert!(stdout(&o).contains("Exit codes:"), "{}", stdout(&o));
+}
+
+#[test]
+fn replay_writes_logs_that_verify() {
+    let dir = temp_dir("replay");
+    std::fs::write(dir.join("t.top"), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
+    let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsend N2 N1 1\nsnapshot N3\ntick 3\n";
+    std::fs::write(dir.join("t.events"), events).unwrap();
+    let out = dir.join("logs");
+    let p = |f: &Path| f.display().to_string();
+    let o = model(&[
+        "replay",
+        "--topology",
+        &p(&dir.join("t.top")),
+        "--events",
+        &p(&dir.join("t.events")),
+        "--seed",
+        "3",
+        "--trace-out",
+        &p(&out),
+    ]);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let logs: Vec<String> = ["N1", "N2", "N3"].iter().map(|n| p(&out.join(format!("{n}.jsonl")))).collect();
+    let top = p(&out.join("topology.top"));
+    assert_eq!(std::fs::read_to_string(&top).unwrap(), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n");
+    let mut args = vec!["verify", "--topology", top.as_str(), "--trace"];
+    args.extend(logs.iter().map(String::as_str));
+    let o = model(&args);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).ends_with("verdict: all 2 snapshots hold\n"), "{}", stdout(&o));
+    // An unwritable directory is bad input.
+    let o = model(&[
+        "replay",
+        "--topology",
+        &p(&dir.join("t.top")),
+        "--events",
+        &p(&dir.join("t.events")),
+        "--trace-out",
+        "/proc/no-such-dir",
+    ]);
+    assert_eq!(exit(&o), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--trace-out: cannot write /proc/no-such-dir"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
