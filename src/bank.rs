@@ -251,4 +251,54 @@ mod tests {
         b.on_internal(&Sale(2)).unwrap();
         assert_eq!(b, Bank { jars: 1, sold: 3 });
     }
+
+    #[test]
+    fn the_stable_predicates_of_the_bank() {
+        use crate::spec::{stable_predicates, terminated, TERMINATED};
+        let t = Topology::ring(2).unwrap();
+        let names: Vec<&str> = stable_predicates::<Bank>().iter().map(|p| p.name).collect();
+        assert_eq!(names, [TERMINATED, DEFICIT, EXHAUSTED]);
+        let view = |states: &'static [Bank], budgets: &'static [u8], channels: &'static [Vec<Jars>]| View {
+            topology: Box::leak(Box::new(t.clone())),
+            states,
+            budgets,
+            channels,
+            initial: 4,
+            setup: Setup { internal: true },
+        };
+        static EMPTY: [Vec<Jars>; 2] = [Vec::new(), Vec::new()];
+        // All four jars sold: supply exhausted, no deficit, nothing can move.
+        let sold = view(&[Bank { jars: 0, sold: 3 }, Bank { jars: 0, sold: 1 }], &[1, 1], &EMPTY);
+        assert!(exhausted(&sold) && !deficit(&sold) && terminated(&sold));
+        // A jar in stock: not exhausted; the house can still move while it has budget.
+        let one = view(&[Bank { jars: 1, sold: 3 }, Bank { jars: 0, sold: 0 }], &[1, 0], &EMPTY);
+        assert!(!exhausted(&one) && !deficit(&one) && !terminated(&one));
+        let spent = view(&[Bank { jars: 1, sold: 3 }, Bank { jars: 0, sold: 0 }], &[0, 0], &EMPTY);
+        assert!(terminated(&spent), "no budget left");
+        // A jar missing (stolen): a deficit.
+        let short = view(&[Bank { jars: 1, sold: 2 }, Bank { jars: 0, sold: 0 }], &[0, 0], &EMPTY);
+        assert!(deficit(&short) && !exhausted(&short));
+        let moving: &'static [Vec<Jars>] = Box::leak(Box::new([vec![Jars(1)], Vec::new()]));
+        let in_transit = view(&[Bank { jars: 0, sold: 3 }, Bank { jars: 0, sold: 0 }], &[0, 0], moving);
+        assert!(!exhausted(&in_transit) && !deficit(&in_transit) && !terminated(&in_transit));
+    }
+
+    #[test]
+    fn a_house_moves_one_jar_on_each_road_and_sells_with_internal_steps() {
+        let t = Topology::complete(3).unwrap();
+        let mut moves = Vec::new();
+        Bank::new(1).moves(ProcessId(0), &t, &Setup { internal: true }, &mut |m| moves.push(m));
+        let roads: Vec<Move<Jars, Sale>> =
+            t.outgoing(ProcessId(0)).iter().map(|&channel| Move::Send { channel, msg: Jars(1) }).collect();
+        assert_eq!(moves[..2], roads[..]);
+        assert_eq!(moves[2], Move::Internal(Sale(1)));
+        moves.clear();
+        Bank::new(1).moves(ProcessId(0), &t, &Setup::default(), &mut |m| moves.push(m));
+        assert_eq!(moves, roads);
+        moves.clear();
+        Bank::new(0).moves(ProcessId(0), &t, &Setup { internal: true }, &mut |m| moves.push(m));
+        assert!(moves.is_empty());
+        assert_eq!(Bank { jars: 2, sold: 3 }.held(), 5);
+        assert_eq!(Bank::carried(&Jars(4)), 4);
+    }
 }

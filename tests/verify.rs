@@ -449,3 +449,42 @@ fn an_extra_message_received_after_the_cut_is_named_with_its_receipt() {
         other => panic!("{other}"),
     }
 }
+
+#[test]
+fn a_theft_takes_its_own_cart_not_the_one_ahead_of_it() {
+    // P0 sends 1 then 2 before the cut; bandits steal the 2; P1 receives the 1; then the
+    // snapshot. A correct run: the theft must take the 2, wherever it is in the channel.
+    let mut r = Run::new();
+    let a = r.send(P0, 1);
+    let b = r.send(P0, 2);
+    let channel = r.ch(P0, P1);
+    r.push(P1, EventKind::Lost { channel, id: b });
+    r.recv(P1, a);
+    r.record(P0, true);
+    r.marker(P1);
+    r.record(P1, false);
+    r.marker(P0);
+    let s = r.snapshot(7, 11, &[], &[]);
+    let verified = verify(&r.topology, &r.trace, &s).unwrap();
+    assert_eq!(verified.begin.channels, vec![Vec::<Jars>::new(), Vec::new()], "the stolen cart is gone");
+    assert_eq!(verified.end.channels, vec![Vec::<Jars>::new(), Vec::new()]);
+}
+
+#[test]
+fn s_end_holds_what_a_non_fifo_delivery_left_in_the_channel() {
+    // After the cut P0 sends 1 then 2, and the 2 arrives first; when the last record closes the
+    // 1 is still in transit: S_end's channel holds exactly it (the run as it happened).
+    let mut r = Run::new();
+    r.record(P0, true);
+    let _a = r.send(P0, 1);
+    let b = r.send(P0, 2);
+    r.marker(P1);
+    r.record(P1, false);
+    r.recv(P1, b);
+    r.marker(P0);
+    let s = r.snapshot(10, 10, &[], &[]);
+    let report = check(&r.topology, &r.trace, &s).unwrap();
+    let end = report.end.as_ref().expect("S_end");
+    assert_eq!(end.channels[r.ch(P0, P1).index()], vec![Jars(1)]);
+    assert_eq!(end.processes, vec![Bank::new(7), Bank::new(12)]);
+}
