@@ -134,11 +134,11 @@ fn a_workload_written_with_trace_out_verifies_from_its_logs_alone() {
 }
 
 /// A random simulated bank run with overlapping snapshots (as in `tests/sim.rs`).
-fn simulate(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished, SimError> {
+fn simulate(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished<Bank>, SimError> {
     let mut rng = StdRng::seed_from_u64(seed);
     let n = topology.len();
     let config = SimConfig { variant, fault_seed: seed, ..SimConfig::new(DelaySource::Seeded(seed)) };
-    let mut sim = Simulator::new(topology.clone(), &vec![10; n], config)?;
+    let mut sim = Simulator::<Bank>::new(topology.clone(), &vec![10; n], config)?;
     let mut snapshots = 0;
     for _ in 0..60 {
         let p = ProcessId(rng.random_range(0..n) as u16);
@@ -152,7 +152,7 @@ fn simulate(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished
                 let out = topology.outgoing(p);
                 let to = topology.channel(out[rng.random_range(0..out.len())]).to;
                 match sim.transfer(p, to, rng.random_range(1..=4)) {
-                    Ok(_) | Err(SimError::Bank { .. }) => {}
+                    Ok(_) | Err(SimError::Refused { .. }) => {}
                     Err(e) => return Err(e),
                 }
             }

@@ -3,6 +3,7 @@
 //! the trace checker while the correct algorithm never is.
 
 use chandy_lamport::bank::{Bank, BankError, Jars};
+use chandy_lamport::core::Refusal;
 use chandy_lamport::sim::{
     DelaySequence, DelaySource, Finished, SimConfig, SimError, Simulator, SnapshotFailure, SETTLE_TICKS,
 };
@@ -17,7 +18,7 @@ fn delays(values: &[u32]) -> SimConfig {
     SimConfig::new(DelaySource::Sequence(DelaySequence::new("test delays", values.to_vec())))
 }
 
-fn jars(sim: &Simulator, p: u16) -> u32 {
+fn jars(sim: &Simulator<Bank>, p: u16) -> u32 {
     sim.process(ProcessId(p)).expect("a process of the topology").app().jars
 }
 
@@ -28,7 +29,7 @@ fn fan() -> Topology {
 
 #[test]
 fn a_send_is_due_one_tick_plus_its_delay_later() {
-    let mut sim = Simulator::new(fan(), &[10, 0, 0], delays(&[2])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(fan(), &[10, 0, 0], delays(&[2])).expect("sim");
     sim.transfer(ProcessId(0), ProcessId(1), 4).expect("transfer");
     assert_eq!((jars(&sim, 0), jars(&sim, 1)), (6, 0), "withdrawn at once");
     sim.tick(2).expect("tick");
@@ -41,7 +42,7 @@ fn a_send_is_due_one_tick_plus_its_delay_later() {
 fn each_source_delivers_at_most_one_message_per_tick_first_link_in_name_order() {
     // Both due at tick 1 on a's two links: b (first in name order) gets its cart at tick 1,
     // c at tick 2; b -> a is another source and delivers in the same tick.
-    let mut sim = Simulator::new(fan(), &[10, 5, 0], delays(&[0, 0, 0])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(fan(), &[10, 5, 0], delays(&[0, 0, 0])).expect("sim");
     sim.transfer(ProcessId(0), ProcessId(2), 3).expect("transfer");
     sim.transfer(ProcessId(0), ProcessId(1), 2).expect("transfer");
     sim.transfer(ProcessId(1), ProcessId(0), 1).expect("transfer");
@@ -53,7 +54,7 @@ fn each_source_delivers_at_most_one_message_per_tick_first_link_in_name_order() 
 
 #[test]
 fn a_head_not_yet_due_blocks_its_link() {
-    let mut sim = Simulator::new(fan(), &[10, 0, 0], delays(&[3, 0])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(fan(), &[10, 0, 0], delays(&[3, 0])).expect("sim");
     sim.transfer(ProcessId(0), ProcessId(1), 1).expect("due at 4");
     sim.transfer(ProcessId(0), ProcessId(1), 2).expect("due at 1, behind the first");
     sim.tick(3).expect("tick");
@@ -70,10 +71,10 @@ fn markers_draw_their_delays_in_destination_name_order() {
     // N1's links are declared N2 first, but "N10" < "N2": the first delay goes to N10.
     let t = Topology::from_names(&["N1", "N2", "N10"], &[("N1", "N2"), ("N1", "N10"), ("N2", "N1"), ("N10", "N1")])
         .expect("valid");
-    let mut sim = Simulator::new(t.clone(), &[1, 1, 1], delays(&[0, 4, 0, 0])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(t.clone(), &[1, 1, 1], delays(&[0, 4, 0, 0])).expect("sim");
     assert_eq!(sim.start_snapshot(ProcessId(0)), Ok(S0));
     sim.tick(1).expect("tick");
-    let recorded = |sim: &Simulator, p| sim.process(ProcessId(p)).expect("process").has_recorded(S0);
+    let recorded = |sim: &Simulator<Bank>, p| sim.process(ProcessId(p)).expect("process").has_recorded(S0);
     assert!(recorded(&sim, 2), "N10's marker had delay 0");
     assert!(!recorded(&sim, 1), "N2's marker had delay 4");
     assert!(sim.run_to_completion().expect("run"));
@@ -88,7 +89,7 @@ fn markers_draw_their_delays_in_destination_name_order() {
 fn a_snapshot_records_in_flight_messages_in_receive_order_across_channels() {
     // b and c each send two carts to a; a records after its initiation and before the markers.
     let t = fan();
-    let mut sim = Simulator::new(t.clone(), &[0, 10, 10], delays(&[0; 16])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(t.clone(), &[0, 10, 10], delays(&[0; 16])).expect("sim");
     assert_eq!(sim.start_snapshot(ProcessId(0)), Ok(S0));
     sim.transfer(ProcessId(2), ProcessId(0), 1).expect("c -> a");
     sim.transfer(ProcessId(1), ProcessId(0), 2).expect("b -> a");
@@ -111,13 +112,16 @@ fn a_snapshot_records_in_flight_messages_in_receive_order_across_channels() {
 fn refused_commands_are_typed_errors_and_change_nothing() {
     let t = fan();
     assert_eq!(
-        Simulator::new(t.clone(), &[1, 2], delays(&[])).err(),
+        Simulator::<Bank>::new(t.clone(), &[1, 2], delays(&[])).err(),
         Some(SimError::TokenCount { expected: 3, got: 2 })
     );
-    let mut sim = Simulator::new(t, &[3, 0, 0], delays(&[])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(t, &[3, 0, 0], delays(&[])).expect("sim");
     assert_eq!(
         sim.transfer(ProcessId(0), ProcessId(1), 4),
-        Err(SimError::Bank { process: "a".into(), error: BankError::NotEnoughJars { have: 3, want: 4 } })
+        Err(SimError::Refused {
+            process: "a".into(),
+            reason: Refusal(BankError::NotEnoughJars { have: 3, want: 4 }.to_string())
+        })
     );
     assert_eq!(sim.transfer(ProcessId(1), ProcessId(2), 1), Err(SimError::NoLink { from: "b".into(), to: "c".into() }));
     assert_eq!(sim.transfer(ProcessId(0), ProcessId(9), 1), Err(SimError::UnknownProcess(ProcessId(9))));
@@ -132,7 +136,7 @@ fn refused_commands_are_typed_errors_and_change_nothing() {
 
 #[test]
 fn long_ticks_skip_idle_time() {
-    let mut sim = Simulator::new(fan(), &[10, 0, 0], delays(&[1_000_000_000])).expect("sim");
+    let mut sim = Simulator::<Bank>::new(fan(), &[10, 0, 0], delays(&[1_000_000_000])).expect("sim");
     sim.transfer(ProcessId(0), ProcessId(1), 1).expect("transfer");
     sim.tick(u64::MAX / 2).expect("tick");
     assert_eq!((jars(&sim, 1), sim.time()), (1, u64::MAX / 2));
@@ -141,7 +145,7 @@ fn long_ticks_skip_idle_time() {
 #[test]
 fn several_initiators_join_one_snapshot() {
     let t = Topology::ring(4).expect("ring");
-    let mut sim = Simulator::new(t.clone(), &[5; 4], SimConfig::new(DelaySource::Seeded(3))).expect("sim");
+    let mut sim = Simulator::<Bank>::new(t.clone(), &[5; 4], SimConfig::new(DelaySource::Seeded(3))).expect("sim");
     assert_eq!(sim.start_snapshot(ProcessId(0)), Ok(S0));
     sim.transfer(ProcessId(2), ProcessId(3), 2).expect("transfer");
     assert_eq!(sim.join_snapshot(S0, ProcessId(2)), Ok(true));
@@ -154,11 +158,11 @@ fn several_initiators_join_one_snapshot() {
 
 /// A random bank workload on `topology`: transfers (some refused), three overlapping snapshots
 /// from random initiators, ticks; then ticks until every snapshot completes or nothing moves.
-fn workload(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished, SimError> {
+fn workload(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished<Bank>, SimError> {
     let mut rng = StdRng::seed_from_u64(seed);
     let n = topology.len();
     let config = SimConfig { variant, fault_seed: seed, ..SimConfig::new(DelaySource::Seeded(seed)) };
-    let mut sim = Simulator::new(topology.clone(), &vec![10; n], config)?;
+    let mut sim = Simulator::<Bank>::new(topology.clone(), &vec![10; n], config)?;
     let mut snapshots = 0;
     for _ in 0..60 {
         let p = ProcessId(rng.random_range(0..n) as u16);
@@ -172,7 +176,7 @@ fn workload(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished
                 let out = topology.outgoing(p);
                 let to = topology.channel(out[rng.random_range(0..out.len())]).to;
                 match sim.transfer(p, to, rng.random_range(1..=4)) {
-                    Ok(_) | Err(SimError::Bank { .. }) => {}
+                    Ok(_) | Err(SimError::Refused { .. }) => {}
                     Err(e) => return Err(e),
                 }
             }
@@ -252,7 +256,7 @@ fn a_core_fault_no_channel_recording_is_caught_as_a_missing_message() {
     let t = Topology::complete(2).expect("valid");
     for (variant, caught) in [(Variant::None, false), (Variant::NoChannelRecording, true)] {
         let config = SimConfig { variant, ..delays(&[2, 0, 0]) };
-        let mut sim = Simulator::new(t.clone(), &[5, 0], config).expect("sim");
+        let mut sim = Simulator::<Bank>::new(t.clone(), &[5, 0], config).expect("sim");
         sim.transfer(ProcessId(0), ProcessId(1), 3).expect("transfer");
         sim.start_snapshot(ProcessId(1)).expect("snapshot");
         assert!(sim.run_to_completion().expect("run"));
@@ -308,11 +312,53 @@ fn runs_are_deterministic_for_given_seeds_including_channel_faults() {
 fn the_tick_limit_bounds_a_run_to_completion() {
     let t = Topology::ring(5).expect("valid");
     let config = SimConfig { tick_limit: 2, ..SimConfig::new(DelaySource::Seeded(0)) };
-    let mut sim = Simulator::new(t.clone(), &[1; 5], config).expect("sim");
+    let mut sim = Simulator::<Bank>::new(t.clone(), &[1; 5], config).expect("sim");
     sim.start_snapshot(ProcessId(0)).expect("snapshot");
     assert_eq!(sim.run_to_completion(), Ok(false), "a marker needs five deliveries around the ring");
     assert!(!sim.all_complete());
     let done = sim.finish();
     assert_eq!(done.incomplete, vec![S0]);
     assert!(matches!(done.check(&t), Err(SnapshotFailure::Unterminated { snapshot: S0, .. })));
+}
+
+#[test]
+fn the_simulator_runs_any_application_orders_on_a_ring() {
+    use chandy_lamport::orders::{OrderMsg, Orders};
+    use chandy_lamport::verify::verify;
+
+    // P0 -> P1 -> P2 -> P0; only P1 has a jar. P0 orders one from P1, whose cart for P0 goes
+    // round the ring through P2; P2 takes a snapshot while the cart is on P1 -> P2.
+    let t = Topology::ring(3).expect("ring");
+    let p = ProcessId;
+    let name = |i: u16| t.name(p(i)).to_string();
+    let mut sim = Simulator::<Orders>::new(t.clone(), &[0, 1, 0], delays(&[0; 16])).expect("sim");
+    sim.send(p(0), p(1), OrderMsg::Order).expect("P0 orders from P1");
+    assert_eq!(
+        sim.send(p(0), p(1), OrderMsg::Order),
+        Err(SimError::Refused { process: name(0), reason: Refusal("already waiting on P1".into()) }),
+        "the application's refusal, generically"
+    );
+    assert_eq!(sim.send(p(1), p(0), OrderMsg::Order), Err(SimError::NoLink { from: name(1), to: name(0) }));
+    sim.tick(1).expect("tick");
+    assert_eq!(sim.process(p(1)).expect("P1").app().pending, 0b001, "P1 holds P0's order");
+    sim.send(p(1), p(2), OrderMsg::Cart { to: 0 }).expect("P1 ships, towards P2");
+    assert_eq!(sim.start_snapshot(p(2)), Ok(S0));
+    sim.tick(1).expect("tick");
+    assert_eq!(sim.process(p(2)).expect("P2").app().relay, 0b001, "P2 holds the cart to pass on");
+    sim.send(p(2), p(0), OrderMsg::Cart { to: 0 }).expect("P2 passes the cart on");
+    assert!(sim.run_to_completion().expect("run"));
+    sim.tick(SETTLE_TICKS).expect("tick");
+    let done = sim.finish();
+
+    done.check(&t).expect("verified and conserved");
+    let snapshot = &done.snapshots[0].global;
+    let verified = verify(&t, &done.trace, snapshot).expect("the theorem holds");
+    assert_eq!(verified.star, snapshot.state);
+    let p1_p2 = t.channel_between(p(1), p(2)).expect("a channel");
+    assert_eq!(snapshot.state.channels[p1_p2.index()], vec![OrderMsg::Cart { to: 0 }], "the cart in transit");
+    assert!(snapshot.state.processes.iter().all(|o| o.jars == 0 && o.relay == 0));
+    assert_eq!(snapshot.state.processes[0].waiting, Some(1), "P0 recorded waiting on P1");
+    assert_eq!((done.total(), done.final_total()), (1, 1));
+    assert_eq!(done.states[0], Orders { jars: 1, ..Orders::new(p(0), 0) }, "P0 got its jar and waits no more");
+    assert!(done.in_transit.iter().all(Vec::is_empty));
 }

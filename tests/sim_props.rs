@@ -7,6 +7,7 @@
 //! Case counts are chosen for a release build on two cores; `PROPTEST_CASES` overrides them.
 //! Failing cases are saved under `proptest-regressions/sim_props.txt`.
 
+use chandy_lamport::bank::Bank;
 use chandy_lamport::formats::events::EventsFile;
 use chandy_lamport::formats::snap::{compare, write, SnapFile};
 use chandy_lamport::formats::top::TopFile;
@@ -103,12 +104,12 @@ fn fail(e: impl std::fmt::Display) -> TestCaseError {
 }
 
 /// Runs the workload, then ticks until every snapshot completed and a few ticks more.
-fn run(case: &Case, variant: Variant) -> Result<(Topology, Finished), TestCaseError> {
+fn run(case: &Case, variant: Variant) -> Result<(Topology, Finished<Bank>), TestCaseError> {
     let t = case.topology();
     let n = t.len();
     let config = SimConfig { variant, fault_seed: case.seed, ..SimConfig::new(DelaySource::Seeded(case.seed)) };
-    let mut sim = Simulator::new(t.clone(), &case.tokens, config).map_err(fail)?;
-    let jars = |sim: &Simulator, p| sim.process(p).map(|q| q.app().jars).map_err(fail);
+    let mut sim = Simulator::<Bank>::new(t.clone(), &case.tokens, config).map_err(fail)?;
+    let jars = |sim: &Simulator<Bank>, p| sim.process(p).map(|q| q.app().jars).map_err(fail);
     for op in &case.ops {
         match op {
             Op::Transfer(a, b, k) => {
@@ -118,7 +119,7 @@ fn run(case: &Case, variant: Variant) -> Result<(Topology, Finished), TestCaseEr
                 let before = jars(&sim, from)?;
                 match sim.transfer(from, to, *k) {
                     Ok(_) => prop_assert_eq!(jars(&sim, from)?, before - k),
-                    Err(SimError::Bank { .. }) => {
+                    Err(SimError::Refused { .. }) => {
                         prop_assert!(before < *k);
                         prop_assert_eq!(jars(&sim, from)?, before, "a refused transfer changes nothing");
                     }
@@ -145,7 +146,7 @@ fn run(case: &Case, variant: Variant) -> Result<(Topology, Finished), TestCaseEr
 }
 
 /// Every snapshot completed, passes the trace checker and conserves tokens.
-fn snapshots_hold(t: &Topology, done: &Finished) -> Result<(), TestCaseError> {
+fn snapshots_hold(t: &Topology, done: &Finished<Bank>) -> Result<(), TestCaseError> {
     prop_assert!(done.incomplete.is_empty(), "incomplete: {:?}", done.incomplete);
     for s in &done.snapshots {
         verify(t, &done.trace, &s.global).map_err(|e| fail(format!("snapshot {}: {e}", s.global.id)))?;
@@ -172,7 +173,7 @@ proptest! {
 
 /// Clause `clause` of the theorem on every snapshot, by the trace checker: (e) on the snapshots
 /// that never completed, the others on those that did.
-fn clause_holds(t: &Topology, done: &Finished, clause: Clause) -> Result<(), TestCaseError> {
+fn clause_holds(t: &Topology, done: &Finished<Bank>, clause: Clause) -> Result<(), TestCaseError> {
     if clause == Clause::Terminated {
         for &id in &done.incomplete {
             if let Some(v) = unterminated(t, &done.trace, id).map_err(fail)?.first() {
@@ -298,7 +299,7 @@ fn script() -> impl Strategy<Value = String> {
 const EVENTS_TOP: &str = "3\nN1 20\nN2 20\nN3 20\nN1 N2\nN1 N3\nN2 N1\nN2 N3\nN3 N1\nN3 N2\n";
 
 /// Parses and runs a script on [`EVENTS_TOP`]: a run, or an error naming the script and a line.
-fn run_script(text: &str, seed: u64) -> Result<Option<Finished>, TestCaseError> {
+fn run_script(text: &str, seed: u64) -> Result<Option<Finished<Bank>>, TestCaseError> {
     let Ok(events) = EventsFile::parse(text, "p.events") else { return Ok(None) };
     let top = TopFile::parse(EVENTS_TOP, "p.top").map_err(fail)?;
     match run_events(&top, &events, SimConfig::new(DelaySource::Seeded(seed))) {

@@ -1,7 +1,10 @@
-//! What a correct run must show: no cart lost or left unhandled, no house recording a snapshot
-//! that no initiation or marker told it of, every snapshot that was waited for assembled, every
-//! assembled snapshot accepted by the trace checker and conserving the ledger, and every snapshot
-//! left open at shutdown reported incomplete, with nothing but the shutdown to explain why.
+//! What a correct run must show, for any application ([`Spec`]): no message lost or left
+//! unsent, no process recording a snapshot that no initiation or marker told it of, every
+//! snapshot that was waited for assembled, every assembled snapshot accepted by the trace checker
+//! and, when the application conserves a quantity ([`Spec::CONSERVES`]; the bank's jars),
+//! conserving it, and every snapshot left open at shutdown reported incomplete, with nothing but
+//! the shutdown to explain why. (The text below speaks of houses and carts, the bank's, which
+//! the tests plug in; any application's processes and messages are judged the same way.)
 //!
 //! # Snapshots open at shutdown
 //!
@@ -20,10 +23,10 @@
 
 use std::collections::HashSet;
 
-use chandy_lamport::bank::{Bank, Jars, Sale};
 use chandy_lamport::runtime::{Outcome, RuntimeError};
+use chandy_lamport::spec::accounted;
 use chandy_lamport::verify::{unterminated, verify, VerifyError};
-use chandy_lamport::{EventKind, GlobalSnapshot, ProcessId, SnapshotId, Topology, Trace, Violation};
+use chandy_lamport::{Application, EventKind, GlobalSnapshot, ProcessId, SnapshotId, Spec, Topology, Trace, Violation};
 
 /// Why a run is wrong. A scenario run under loom or shuttle panics with this as the payload
 /// (`std::panic::panic_any`), so a test can tell which check failed.
@@ -50,40 +53,42 @@ pub enum Failure {
         /// The house.
         process: ProcessId,
     },
-    /// A snapshot's recorded jars (houses plus channels) differ from the ledger.
+    /// A snapshot's recorded quantity (processes plus channels; the bank's jars) differs from
+    /// the ledger ([`Spec::held`] at the start).
     NotConserved {
         /// The snapshot.
         snapshot: SnapshotId,
-        /// Jars recorded.
+        /// Recorded.
         recorded: u64,
         /// The ledger.
         ledger: u64,
     },
-    /// The houses end with a different number of jars than they started with.
+    /// The processes end holding a different quantity than they started with (nothing is in
+    /// transit after shutdown).
     Lost {
         /// At the start.
         start: u64,
         /// At the end.
         end: u64,
     },
-    /// A transfer command never became a cart on its way (left unhandled in an inbox).
+    /// A command never sent its messages (left unhandled in an inbox).
     Unhandled {
-        /// Transfers commanded.
+        /// Messages the commands should have sent.
         commanded: usize,
-        /// Carts sent.
+        /// Messages sent.
         sent: usize,
     },
-    /// Carts, or the markers of a snapshot that was assembled, were sent but never received
-    /// before the cluster stopped.
+    /// Application messages, or the markers of a snapshot that was assembled, were sent but
+    /// never received before the cluster stopped.
     Undelivered {
-        /// `"carts"` or `"markers"`.
+        /// `"carts"` (application messages) or `"markers"`.
         what: &'static str,
         /// How many were sent.
         sent: usize,
         /// How many were received.
         received: usize,
     },
-    /// A house refused a transfer (the scenarios give every house enough jars).
+    /// A process refused a command (the scenarios only issue commands that can be carried out).
     Refused(String),
     /// A snapshot returned by `wait` differs from the one the cluster reports at shutdown, or
     /// is missing there.
@@ -100,9 +105,9 @@ pub enum Failure {
 /// A run that passed every check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Judged {
-    /// Jars in the system (the ledger).
+    /// The conserved quantity in the system (the ledger; the bank's jars).
     pub ledger: u64,
-    /// Jars recorded in transit, per assembled snapshot, by id.
+    /// The quantity recorded in transit ([`Spec::carried`]), per assembled snapshot, by id.
     pub in_transit: Vec<u64>,
     /// Snapshots left open at shutdown (reported incomplete, and explained by the shutdown).
     pub open: Vec<SnapshotId>,
@@ -171,26 +176,35 @@ impl Tally {
     }
 }
 
-/// What the main thread asked of a cluster, and what `wait` gave it.
-#[derive(Clone, Debug, Default)]
-pub struct Requests {
-    /// Transfer commands issued (the scenarios give every house enough jars for all of them).
-    pub transfers: usize,
+/// What the main thread asked of a cluster of `A`, and what `wait` gave it.
+#[derive(Clone, Debug)]
+pub struct Requests<A: Application> {
+    /// Application messages the commands issued must send (the scenarios only issue commands
+    /// that can be carried out).
+    pub sends: usize,
     /// Initiations: each snapshot id with the house asked to initiate it (an id initiated at
     /// two houses appears twice).
     pub initiated: Vec<(SnapshotId, ProcessId)>,
     /// The snapshots `wait` returned (all of them before shutdown).
-    pub waited: Vec<GlobalSnapshot<Bank>>,
+    pub waited: Vec<GlobalSnapshot<A>>,
 }
 
-type Kind = EventKind<Jars, Sale>;
+impl<A: Application> Default for Requests<A> {
+    fn default() -> Self {
+        Requests { sends: 0, initiated: Vec::new(), waited: Vec::new() }
+    }
+}
 
-/// Judges a traced run of the bank on `topology`, returning the first failure:
-/// 1. no transfer refused, unhandled or lost, and every cart sent also received (the runtime
-///    never loses an application message, shutdown or not);
+type Kind<A> = EventKind<<A as Application>::Msg, <A as Application>::Step>;
+
+/// Judges a traced run of `A` on `topology`, returning the first failure:
+/// 1. no command refused or unhandled, nothing lost (when `A` conserves a quantity), and every
+///    message sent also received (the runtime never loses an application message, shutdown or
+///    not);
 /// 2. every recording caused by an initiation the main thread asked for, or by a marker the
 ///    house had received ([`Failure::Uncaused`]);
-/// 3. each snapshot in id order: when assembled, accepted by [`verify`], conserving the ledger,
+/// 3. each snapshot in id order: when assembled, accepted by [`verify`], conserving the ledger
+///    (when `A` conserves a quantity),
 ///    equal to what `wait` returned, and every one of its markers received; when not, not
 ///    waited for, reported incomplete, shown unterminated by [`unterminated`], and every part
 ///    of clause (e) it breaks explained by the shutdown ([`open_at_shutdown`]);
@@ -202,20 +216,20 @@ type Kind = EventKind<Jars, Sale>;
 ///
 /// Loom itself catches a message sent to a thread that has stopped ("Messages leaked"), but
 /// drains a stopped thread's inbox silently; the counts here catch what was left in one.
-pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) -> Result<Judged, Failure> {
+pub fn judge<A: Spec>(topology: &Topology, requests: &Requests<A>, outcome: &Outcome<A>) -> Result<Judged, Failure> {
     let trace = outcome.trace.as_ref().ok_or_else(|| Failure::Unjudgeable("the run was not traced".into()))?;
-    let ledger: u64 = trace.initial.iter().map(|b| u64::from(b.jars)).sum();
+    let ledger: u64 = trace.initial.iter().map(A::held).sum();
     if let Some(r) = outcome.rejected.first() {
         return Err(Failure::Refused(r.reason.clone()));
     }
-    let end: u64 = outcome.states.iter().map(|b| u64::from(b.jars)).sum();
-    if end != ledger {
+    let end: u64 = outcome.states.iter().map(A::held).sum();
+    if A::CONSERVES && end != ledger {
         return Err(Failure::Lost { start: ledger, end });
     }
-    let count = |kind: &dyn Fn(&Kind) -> bool| trace.events.iter().filter(|e| kind(&e.kind)).count();
+    let count = |kind: &dyn Fn(&Kind<A>) -> bool| trace.events.iter().filter(|e| kind(&e.kind)).count();
     let sent = count(&|k| matches!(k, EventKind::Send { .. }));
-    if sent != requests.transfers {
-        return Err(Failure::Unhandled { commanded: requests.transfers, sent });
+    if sent != requests.sends {
+        return Err(Failure::Unhandled { commanded: requests.sends, sent });
     }
     let received = count(&|k| matches!(k, EventKind::Receive { .. }));
     if received != sent {
@@ -257,8 +271,8 @@ pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) 
             VerifyError::Violation(v) => Failure::Violation(v),
             VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
         })?;
-        let recorded = snapshot.state.total();
-        if recorded != ledger {
+        let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
+        if A::CONSERVES && recorded != ledger {
             return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
         }
         if waited.is_some_and(|w| w != snapshot) {
@@ -271,14 +285,14 @@ pub fn judge(topology: &Topology, requests: &Requests, outcome: &Outcome<Bank>) 
         if received != sent {
             return Err(Failure::Undelivered { what: "markers", sent, received });
         }
-        in_transit.push(snapshot.state.tokens_in_channels());
+        in_transit.push(snapshot.state.channels.iter().flatten().map(A::carried).sum());
     }
     Ok(Judged { ledger, in_transit, open })
 }
 
 /// Every `Record` event in `trace` has a cause: an initiation at that house that the main
 /// thread asked for, or a marker of that snapshot the house received before recording.
-fn caused(requests: &Requests, trace: &Trace<Bank>) -> Result<(), Failure> {
+fn caused<A: Application>(requests: &Requests<A>, trace: &Trace<A>) -> Result<(), Failure> {
     let mut markers_received = HashSet::new();
     for e in &trace.events {
         match e.kind {
@@ -310,8 +324,13 @@ fn caused(requests: &Requests, trace: &Trace<Bank>) -> Result<(), Failure> {
 ///   the marker, unreceived, left after the sender's flush and found the receiver gone.
 ///
 /// A sender that recorded without sending a marker on some channel is never explained.
-pub fn open_at_shutdown(topology: &Topology, requests: &Requests, trace: &Trace<Bank>, violation: &Violation) -> bool {
-    let happened = |what: &dyn Fn(&Kind, ProcessId) -> bool| trace.events.iter().any(|e| what(&e.kind, e.process));
+pub fn open_at_shutdown<A: Application>(
+    topology: &Topology,
+    requests: &Requests<A>,
+    trace: &Trace<A>,
+    violation: &Violation,
+) -> bool {
+    let happened = |what: &dyn Fn(&Kind<A>, ProcessId) -> bool| trace.events.iter().any(|e| what(&e.kind, e.process));
     match *violation {
         Violation::NotRecorded { snapshot, process } => {
             !requests.initiated.contains(&(snapshot, process))
@@ -336,6 +355,7 @@ pub fn open_at_shutdown(topology: &Topology, requests: &Requests, trace: &Trace<
 /// be wrong, made by editing that run's outcome, fails with the failure it is about.
 #[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
+    use chandy_lamport::bank::{Bank, Jars};
     use chandy_lamport::{ChannelId, Event, Variant};
 
     use super::*;
@@ -347,7 +367,7 @@ mod tests {
 
     /// Two houses, one snapshot waited for: a correct run, and its channels `P0 -> P1`,
     /// `P1 -> P0`.
-    fn correct_run() -> (Topology, Requests, Outcome<Bank>, ChannelId, ChannelId) {
+    fn correct_run() -> (Topology, Requests<Bank>, Outcome<Bank>, ChannelId, ChannelId) {
         let scenario = Scenario::exchange(2);
         let (requests, outcome) = scenario.execute(Variant::None).expect("a correct run");
         let c01 = scenario.topology.channel_between(P0, P1).expect("a channel");
@@ -360,7 +380,7 @@ mod tests {
     }
 
     /// Removes the event of `process` of this kind.
-    fn remove(outcome: &mut Outcome<Bank>, process: ProcessId, kind: Kind) {
+    fn remove(outcome: &mut Outcome<Bank>, process: ProcessId, kind: Kind<Bank>) {
         let events = events(outcome);
         let at = events.iter().position(|e| e.process == process && e.kind == kind).expect("the event");
         events.remove(at);
@@ -368,7 +388,7 @@ mod tests {
 
     /// The correct run, as if the shutdown had come before `P1`'s marker reached `P0`: not
     /// waited for, not assembled, reported incomplete.
-    fn left_open() -> (Topology, Requests, Outcome<Bank>, ChannelId, ChannelId) {
+    fn left_open() -> (Topology, Requests<Bank>, Outcome<Bank>, ChannelId, ChannelId) {
         let (topology, mut requests, mut outcome, c01, c10) = correct_run();
         requests.waited.clear();
         outcome.snapshots.clear();
@@ -469,7 +489,7 @@ mod tests {
     fn jars_lost_fail() {
         let (topology, requests, mut outcome, ..) = left_open();
         outcome.states[0].jars -= 1;
-        let ledger = 2 * u64::from(crate::scenario::JARS);
+        let ledger = 2 * u64::from(crate::houses::JARS);
         assert_eq!(judge(&topology, &requests, &outcome), Err(Failure::Lost { start: ledger, end: ledger - 1 }));
     }
 

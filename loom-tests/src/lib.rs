@@ -2,8 +2,9 @@
 //! driven through its public API, under schedulers that explore the interleavings of its
 //! threads (loom: all of them up to a preemption bound; shuttle: random and PCT samples).
 //!
-//! The library holds the scenarios ([`scenario`], [`fragile`]), the judgement of a run
-//! ([`judge`]) and the harnesses that run a scenario under loom (`explore`, built under
+//! The library holds the driver of a scenario, generic over the application ([`scenario`]), the
+//! judgement of a run ([`judge`], generic too), the bank's scenarios ([`houses`], the edge where
+//! the bank is plugged in) and a house that burns down ([`fragile`]) and the harnesses that run a scenario under loom (`explore`, built under
 //! `--cfg loom`) or shuttle (`schedule`, under `--cfg shuttle`); the rest builds normally too, so
 //! `cargo clippy` checks it, and the judge's own unit tests (each way a run can be wrong, made
 //! by editing a correct run's outcome, must fail) run in the normal build. The scenario tests
@@ -16,6 +17,7 @@
 #[cfg(loom)]
 pub mod explore;
 pub mod fragile;
+pub mod houses;
 pub mod judge;
 pub mod panics;
 pub mod scenario;

@@ -15,6 +15,7 @@
 //! house goes idle).
 #![cfg(loom)]
 
+use chandy_lamport::bank::Bank;
 use chandy_lamport::runtime::RuntimeError;
 use chandy_lamport::{ChannelId, Clause, CoreError, ProcessId, SnapshotId, Variant, Violation};
 use loom_tests::explore::{explore, find_failure};
@@ -25,7 +26,7 @@ const BOUND: Option<usize> = Some(1);
 
 /// Explores `scenario` on the correct runtime (every run must pass), then with `variant` (loom
 /// must find a run the trace checker rejects for `clause`); returns that violation.
-fn caught(scenario: fn() -> Scenario, variant: Variant, clause: Clause) -> Violation {
+fn caught(scenario: fn() -> Scenario<Bank>, variant: Variant, clause: Clause) -> Violation {
     explore(&format!("{variant}: same scenario, correct runtime"), BOUND, move || scenario().run(Variant::None));
     let failure = find_failure(variant.name(), BOUND, move || scenario().run(variant));
     let Failure::Violation(violation) = failure else { panic!("{variant}: expected a violation, got {failure:?}") };
@@ -34,7 +35,7 @@ fn caught(scenario: fn() -> Scenario, variant: Variant, clause: Clause) -> Viola
 }
 
 /// The channel from house `from` to house `to` in `scenario`.
-fn channel(scenario: fn() -> Scenario, from: u16, to: u16) -> ChannelId {
+fn channel(scenario: fn() -> Scenario<Bank>, from: u16, to: u16) -> ChannelId {
     scenario().topology.channel_between(ProcessId(from), ProcessId(to)).expect("a channel")
 }
 
@@ -54,31 +55,31 @@ fn channel_of(violation: &Violation) -> Option<ChannelId> {
     }
 }
 
-fn two_houses() -> Scenario {
+fn two_houses() -> Scenario<Bank> {
     Scenario::exchange(2)
 }
 
-fn three_houses() -> Scenario {
+fn three_houses() -> Scenario<Bank> {
     Scenario::exchange(3)
 }
 
-fn in_flight() -> Scenario {
+fn in_flight() -> Scenario<Bank> {
     Scenario::in_flight_at_shutdown(2)
 }
 
-fn fan_out_in_flight() -> Scenario {
+fn fan_out_in_flight() -> Scenario<Bank> {
     Scenario::fan_out(3).unwaited()
 }
 
-fn fan_out() -> Scenario {
+fn fan_out() -> Scenario<Bank> {
     Scenario::fan_out(2)
 }
 
-fn two_carts() -> Scenario {
+fn two_carts() -> Scenario<Bank> {
     Scenario::two_carts_in_flight(2)
 }
 
-fn two_snapshots() -> Scenario {
+fn two_snapshots() -> Scenario<Bank> {
     Scenario::two_snapshots_around_a_cart(2)
 }
 

@@ -6,6 +6,7 @@
 //! was waited for and assembled.
 #![cfg(shuttle)]
 
+use chandy_lamport::bank::Bank;
 use chandy_lamport::runtime::RuntimeError;
 use chandy_lamport::{Clause, CoreError, SnapshotId, Variant, Violation};
 use loom_tests::judge::Failure;
@@ -19,7 +20,7 @@ const SCHEDULES: Schedules = Schedules { draw: Draw::Random, seed: 0x5eed, itera
 
 /// Runs `scenario` with `variant` until shuttle finds a run the trace checker rejects for
 /// `clause`; returns that violation.
-fn caught(scenario: fn(usize) -> Scenario, variant: Variant, clause: Clause) -> Violation {
+fn caught(scenario: fn(usize) -> Scenario<Bank>, variant: Variant, clause: Clause) -> Violation {
     let failure = find_failure(variant.name(), SCHEDULES, move || scenario(HOUSES).run(variant));
     let Failure::Violation(violation) = failure else { panic!("{variant}: expected a violation, got {failure:?}") };
     assert_eq!(violation.clause(), clause, "{variant}: {violation}");

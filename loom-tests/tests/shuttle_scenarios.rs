@@ -7,6 +7,7 @@
 //! deadlock fails the test.
 #![cfg(shuttle)]
 
+use chandy_lamport::bank::Bank;
 use chandy_lamport::Variant;
 use loom_tests::fragile::burning_house;
 use loom_tests::scenario::Scenario;
@@ -22,7 +23,7 @@ const SCHEDULES: [Schedules; 2] = [
 ];
 
 /// Runs `scenario` for every house count under every schedule; returns what each run saw.
-fn check_all(name: &str, scenario: fn(usize) -> Scenario) -> Vec<Checked> {
+fn check_all(name: &str, scenario: fn(usize) -> Scenario<Bank>) -> Vec<Checked> {
     let mut seen = Vec::new();
     for n in HOUSES {
         for schedules in SCHEDULES {

@@ -2,15 +2,14 @@
 
 use thiserror::Error;
 
-use crate::bank::BankError;
-use crate::core::{CoreError, SnapshotId};
+use crate::core::{CoreError, Refusal, SnapshotId};
 use crate::snapshot::AssemblyError;
 use crate::topology::ProcessId;
 
 /// A simulator step that was refused or failed.
 ///
 /// The refusals of a command — [`SimError::UnknownProcess`], [`SimError::NoLink`],
-/// [`SimError::Bank`], [`SimError::UnknownSnapshot`] — leave the simulator unchanged. The others
+/// [`SimError::Refused`], [`SimError::UnknownSnapshot`] — leave the simulator unchanged. The others
 /// stop the run in the middle of a step: the simulator must not be driven further, but
 /// [`super::Simulator::finish`] still returns what happened up to there.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -18,7 +17,8 @@ pub enum SimError {
     /// A process id that is not in the topology.
     #[error("unknown process {0}")]
     UnknownProcess(ProcessId),
-    /// Initial balances that do not match the processes.
+    /// Initial balances (the tokens each initial state is made from) that do not match the
+    /// processes.
     #[error("{got} initial balances for {expected} processes")]
     TokenCount {
         /// Processes in the topology.
@@ -26,7 +26,7 @@ pub enum SimError {
         /// Balances given.
         got: usize,
     },
-    /// A transfer between processes with no channel from the first to the second.
+    /// A send between processes with no channel from the first to the second.
     #[error("no link {from} -> {to}")]
     NoLink {
         /// The sender's name.
@@ -34,13 +34,13 @@ pub enum SimError {
         /// The receiver's name.
         to: String,
     },
-    /// The sending house refused the transfer.
-    #[error("{process}: {error}")]
-    Bank {
+    /// The sender's application refused the send ([`crate::core::Application::on_send`]).
+    #[error("{process}: {reason}")]
+    Refused {
         /// The sender's name.
         process: String,
         /// Why.
-        error: BankError,
+        reason: Refusal,
     },
     /// A snapshot id that was not started.
     #[error("snapshot {0} was never started")]

@@ -4,39 +4,40 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::bank::{Bank, Jars};
 use crate::core::SnapshotId;
-use crate::formats::jsonl::{write_logs, WriteError};
+use crate::formats::jsonl::{write_logs, LogApp, WriteError};
 use crate::formats::snap::{SnapBlock, SnapMessage};
 use crate::snapshot::GlobalSnapshot;
+use crate::spec::{accounted, Spec};
 use crate::topology::{ChannelId, ProcessId, Topology};
 use crate::trace::Trace;
 use crate::verify::{unterminated, verify, VerifyError, Violation};
 
 /// A global snapshot assembled by the simulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimSnapshot {
+pub struct SimSnapshot<A: Spec> {
     /// The recorded states and channel records.
-    pub global: GlobalSnapshot<Bank>,
+    pub global: GlobalSnapshot<A>,
     /// The channel of every recorded message, in the order they were recorded (all destinations
     /// together), so the receive order across one destination's channels is kept.
     pub arrivals: Vec<ChannelId>,
 }
 
-impl SimSnapshot {
+impl<A: Spec> SimSnapshot<A> {
     /// The snapshot as a `.snap` block: nodes in name order, then the recorded messages grouped
-    /// by destination (in name order), each group in receive order.
+    /// by destination (in name order), each group in receive order. A node's balance is the
+    /// conserved quantity its recorded state holds ([`Spec::held`]), a message's tokens what it
+    /// carries ([`Spec::carried`]): for the bank, jars.
     pub fn to_block(&self, topology: &Topology) -> SnapBlock {
         let name = |p: ProcessId| topology.name(p).to_string();
         let state = &self.global.state;
         let mut nodes: Vec<ProcessId> = topology.processes().collect();
         nodes.sort_by_key(|&p| name(p));
-        let balances =
-            nodes.iter().map(|&p| (name(p), state.processes.get(p.index()).map_or(0, |b| u64::from(b.jars)))).collect();
+        let balances = nodes.iter().map(|&p| (name(p), state.processes.get(p.index()).map_or(0, A::held))).collect();
         let ends = |c: ChannelId| topology.channels().get(c.index()).copied();
-        let message = |c: ChannelId, jars: &Jars| {
+        let message = |c: ChannelId, msg: &A::Msg| {
             let (src, dst) = ends(c).map_or(("?".to_string(), "?".to_string()), |ch| (name(ch.from), name(ch.to)));
-            SnapMessage { src, dst, tokens: u64::from(jars.0) }
+            SnapMessage { src, dst, tokens: A::carried(msg) }
         };
         // How many messages of each channel's record are written so far.
         let mut taken = vec![0usize; state.channels.len()];
@@ -46,9 +47,9 @@ impl SimSnapshot {
                 let (Some(record), Some(n)) = (state.channels.get(c.index()), taken.get_mut(c.index())) else {
                     continue;
                 };
-                if let Some(jars) = record.get(*n) {
+                if let Some(msg) = record.get(*n) {
                     *n += 1;
-                    messages.push(message(c, jars));
+                    messages.push(message(c, msg));
                 }
             }
             // Anything the arrival order does not account for, channel by channel.
@@ -56,7 +57,7 @@ impl SimSnapshot {
                 let (Some(record), Some(n)) = (state.channels.get(c.index()), taken.get_mut(c.index())) else {
                     continue;
                 };
-                messages.extend(record.iter().skip(*n).map(|jars| message(c, jars)));
+                messages.extend(record.iter().skip(*n).map(|msg| message(c, msg)));
                 *n = record.len();
             }
         }
@@ -95,41 +96,46 @@ pub enum SnapshotFailure {
     },
 }
 
-/// The outcome of a simulation.
+/// The outcome of a simulation of application `A`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finished {
+pub struct Finished<A: Spec> {
     /// Snapshots completed everywhere, by id.
-    pub snapshots: Vec<SimSnapshot>,
+    pub snapshots: Vec<SimSnapshot<A>>,
     /// Started snapshots that never completed everywhere, by id.
     pub incomplete: Vec<SnapshotId>,
     /// Final state of every process.
-    pub states: Vec<Bank>,
+    pub states: Vec<A>,
+    /// The tokens each initial state was made from ([`Spec::initial`]), by process.
+    pub tokens: Vec<u32>,
     /// Application messages still in transit, by channel, head first.
-    pub in_transit: Vec<Vec<Jars>>,
+    pub in_transit: Vec<Vec<A::Msg>>,
     /// The run, as the trace checker reads it.
-    pub trace: Trace<Bank>,
+    pub trace: Trace<A>,
     /// The time at the end.
     pub time: u64,
 }
 
-impl Finished {
-    /// Tokens at the start.
-    pub fn total(&self) -> u64 {
-        self.trace.initial.iter().map(|b| u64::from(b.jars)).sum()
-    }
-
-    /// Tokens at the end: held plus in transit (equal to [`Finished::total`] in every run).
-    pub fn final_total(&self) -> u64 {
-        let held: u64 = self.states.iter().map(|b| u64::from(b.jars)).sum();
-        held + self.in_transit.iter().flatten().map(|j| u64::from(j.0)).sum::<u64>()
-    }
-
+impl<A: Spec + LogApp> Finished<A> {
     /// Writes the run as JSON-lines logs, `DIR/<process>.jsonl`, and its topology as
-    /// `DIR/topology.top` with each house's initial jars (see [`crate::formats::jsonl`]).
+    /// `DIR/topology.top` with the tokens each initial state was made from (for the bank, each
+    /// house's initial jars; see [`crate::formats::jsonl`]).
     pub fn write_logs(&self, dir: &Path, topology: &Topology) -> Result<Vec<PathBuf>, WriteError> {
-        let tokens: Vec<u32> = self.trace.initial.iter().map(|b| b.jars).collect();
-        let snapshots: Vec<GlobalSnapshot<Bank>> = self.snapshots.iter().map(|s| s.global.clone()).collect();
-        write_logs(dir, topology, &tokens, &self.trace, &snapshots)
+        let snapshots: Vec<GlobalSnapshot<A>> = self.snapshots.iter().map(|s| s.global.clone()).collect();
+        write_logs(dir, topology, &self.tokens, &self.trace, &snapshots)
+    }
+}
+
+impl<A: Spec> Finished<A> {
+    /// The conserved quantity at the start ([`Spec::held`] summed over the initial states; for
+    /// the bank, tokens).
+    pub fn total(&self) -> u64 {
+        self.trace.initial.iter().map(A::held).sum()
+    }
+
+    /// The conserved quantity at the end: held plus in transit (equal to [`Finished::total`] in
+    /// every run of an application that conserves it).
+    pub fn final_total(&self) -> u64 {
+        accounted(&self.states, &self.in_transit)
     }
 
     /// The completed snapshots as `.snap` blocks, by id.
@@ -138,7 +144,8 @@ impl Finished {
     }
 
     /// Checks every started snapshot, in id order: it completed, it passes the trace checker
-    /// ([`verify`]) and its recorded tokens add up to the total. Returns the first failure.
+    /// ([`verify`]) and, when the application conserves a quantity ([`Spec::CONSERVES`]), its
+    /// recorded quantity adds up to the total. Returns the first failure.
     pub fn check(&self, topology: &Topology) -> Result<(), SnapshotFailure> {
         let total = self.total();
         let mut ids: Vec<SnapshotId> =
@@ -150,8 +157,8 @@ impl Finished {
                 Some(s) => {
                     verify(topology, &self.trace, &s.global)
                         .map_err(|error| SnapshotFailure::Verify { snapshot: id, error })?;
-                    let recorded = s.global.state.total();
-                    if recorded != total {
+                    let recorded = accounted(&s.global.state.processes, &s.global.state.channels);
+                    if A::CONSERVES && recorded != total {
                         return Err(SnapshotFailure::NotConserved { snapshot: id, recorded, total });
                     }
                 }

@@ -5,21 +5,20 @@ use std::collections::VecDeque;
 use rand::rngs::StdRng;
 use rand::Rng;
 
-use crate::bank::Jars;
 use crate::core::SnapshotId;
 use crate::trace::MsgId;
 
 /// What travels: an application message with its trace id, or a marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Wire {
-    App(MsgId, Jars),
+pub(crate) enum Wire<M> {
+    App(MsgId, M),
     Marker(SnapshotId),
 }
 
 #[derive(Clone, Copy, Debug)]
-struct InFlight {
+struct InFlight<M> {
     due: u64,
-    wire: Wire,
+    wire: Wire<M>,
 }
 
 /// How a link hands out its messages.
@@ -31,14 +30,20 @@ pub(crate) enum Order {
     Any,
 }
 
-/// The messages in transit on one channel, in sending order.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Link {
-    queue: VecDeque<InFlight>,
+/// The messages in transit on one channel, in sending order; `M` is the application's message.
+#[derive(Clone, Debug)]
+pub(crate) struct Link<M> {
+    queue: VecDeque<InFlight<M>>,
 }
 
-impl Link {
-    pub(crate) fn push(&mut self, due: u64, wire: Wire) {
+impl<M> Default for Link<M> {
+    fn default() -> Self {
+        Link { queue: VecDeque::new() }
+    }
+}
+
+impl<M: Clone> Link<M> {
+    pub(crate) fn push(&mut self, due: u64, wire: Wire<M>) {
         self.queue.push_back(InFlight { due, wire });
     }
 
@@ -55,7 +60,7 @@ impl Link {
     }
 
     /// Takes the message delivered at tick `now`, if one is due.
-    pub(crate) fn take_due(&mut self, now: u64, order: Order, rng: &mut StdRng) -> Option<Wire> {
+    pub(crate) fn take_due(&mut self, now: u64, order: Order, rng: &mut StdRng) -> Option<Wire<M>> {
         let index = match order {
             Order::Fifo => self.queue.front().filter(|m| m.due <= now).map(|_| 0)?,
             Order::Any => {
@@ -71,11 +76,11 @@ impl Link {
     }
 
     /// The application messages in transit, head first.
-    pub(crate) fn app_messages(&self) -> Vec<Jars> {
+    pub(crate) fn app_messages(&self) -> Vec<M> {
         self.queue
             .iter()
-            .filter_map(|m| match m.wire {
-                Wire::App(_, jars) => Some(jars),
+            .filter_map(|m| match &m.wire {
+                Wire::App(_, msg) => Some(msg.clone()),
                 Wire::Marker(_) => None,
             })
             .collect()
@@ -91,7 +96,7 @@ mod tests {
     #[test]
     fn fifo_head_not_due_blocks_the_rest() {
         let mut rng = StdRng::seed_from_u64(0);
-        let mut l = Link::default();
+        let mut l = Link::<u32>::default();
         l.push(5, Wire::Marker(SnapshotId(0)));
         l.push(2, Wire::Marker(SnapshotId(1)));
         assert_eq!(l.next_due(Order::Fifo), Some(5));
@@ -104,7 +109,7 @@ mod tests {
     #[test]
     fn any_order_takes_a_due_message_behind_the_head() {
         let mut rng = StdRng::seed_from_u64(0);
-        let mut l = Link::default();
+        let mut l = Link::<u32>::default();
         l.push(5, Wire::Marker(SnapshotId(0)));
         l.push(2, Wire::Marker(SnapshotId(1)));
         assert_eq!(l.next_due(Order::Any), Some(2));

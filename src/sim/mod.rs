@@ -1,11 +1,11 @@
 //! A tick-based deterministic simulator driving the sans-IO core, and the replay of course
 //! scenarios (`.top` + `.events` + delays) against their expected `.snap` files.
 //!
-//! - [`Simulator`]: the bank at every node of a topology, channels as queues with due times, the
-//!   course suite's scheduling rules, the marker rules of [`crate::core::Process`], a trace for
+//! - [`Simulator`]: any application ([`crate::spec::Spec`]) at every node of a topology, channels
+//!   as queues with due times, the course suite's scheduling rules, the marker rules of [`crate::core::Process`], a trace for
 //!   the trace checker and global snapshots from [`crate::snapshot::Assembler`];
 //! - [`DelaySource`]: delays from a file (`delays.txt`) or a seeded generator;
-//! - [`replay`]: a scenario in, verified snapshots as `.snap` text out, compared with the
+//! - [`replay`] (an edge: it plugs in the bank, a token transfer being a cart of jars): a scenario in, verified snapshots as `.snap` text out, compared with the
 //!   expected files on request.
 
 mod delays;

@@ -2,6 +2,10 @@
 //! the snapshots out as `.snap` text — each one checked by the trace checker and for
 //! conservation — and, given an expectation prefix, compared with the expected files.
 //!
+//! This is an edge: the course's scripts move tokens, so the replay plugs the bank
+//! ([`crate::bank`]) into the generic [`Simulator`], a token transfer being a cart of
+//! [`Jars`] sent with [`Simulator::send`] (see [`Simulator::transfer`]).
+//!
 //! A command-line front end is a thin wrapper:
 //!
 //! ```no_run
@@ -33,13 +37,15 @@ use super::error::SimError;
 use super::expected::load_expected;
 use super::finished::{Finished, SnapshotFailure};
 use super::simulator::{SimConfig, Simulator};
-use crate::bank::BankError;
+use crate::bank::{Bank, BankError, Jars};
+use crate::core::Refusal;
 use crate::formats::events::{Command, EventsFile};
 use crate::formats::jsonl::{write_logs, WriteError};
 use crate::formats::snap::{compare, write, Comparison, SnapBlock};
 use crate::formats::top::TopFile;
 use crate::formats::{FormatError, Problem};
 use crate::topology::{ProcessId, Topology};
+use crate::trace::MsgId;
 use crate::variant::Variant;
 
 /// Ticks run after every snapshot has completed, as the course suite does (its largest delay
@@ -153,7 +159,7 @@ pub struct ReplayOutcome {
     /// The comparison with the expected files, when a prefix was given.
     pub comparison: Option<Comparison>,
     /// The whole run (trace, final states).
-    pub run: Finished,
+    pub run: Finished<Bank>,
 }
 
 impl ReplayOutcome {
@@ -203,8 +209,8 @@ pub fn compare_with(prefix: &Path, blocks: &[SnapBlock], total: u64) -> Result<C
 /// Runs an event script on a fresh simulator: every command at once in its time step, then
 /// ticks until every snapshot completed (or nothing is left in transit) and [`SETTLE_TICKS`]
 /// more. Command errors name the `.events` file and line.
-pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Result<Finished, ReplayError> {
-    let mut sim = Simulator::new(top.topology.clone(), &top.tokens, config)
+pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Result<Finished<Bank>, ReplayError> {
+    let mut sim = Simulator::<Bank>::new(top.topology.clone(), &top.tokens, config)
         .map_err(|error| ReplayError::Completion { file: events.file.clone(), error })?;
     for step in &events.steps {
         let node = |name: &str| -> Result<ProcessId, ReplayError> {
@@ -215,14 +221,24 @@ pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Resu
         let result = match &step.command {
             Command::Send { from, to, tokens } => {
                 let (from, to) = (node(from)?, node(to)?);
-                sim.transfer(from, to, *tokens).map(drop)
+                sim.transfer(from, to, *tokens).map(drop).map_err(|error| match error {
+                    // The house refused: its own check again, for the reason the script gets.
+                    SimError::Refused { process, reason } => match sim.process(from).map(|q| {
+                        let mut house = *q.app();
+                        house.withdraw(*tokens)
+                    }) {
+                        Ok(Err(bank)) => SendFailure::Bank { process, error: bank },
+                        _ => SendFailure::Sim(SimError::Refused { process, reason }),
+                    },
+                    other => SendFailure::Sim(other),
+                })
             }
-            Command::Snapshot { node: at } => sim.start_snapshot(node(at)?).map(drop),
-            Command::Tick { count } => sim.tick(*count),
+            Command::Snapshot { node: at } => sim.start_snapshot(node(at)?).map(drop).map_err(SendFailure::Sim),
+            Command::Tick { count } => sim.tick(*count).map_err(SendFailure::Sim),
         };
         result.map_err(|error| command_error(events, step.line, error))?;
     }
-    let finish = |sim: &mut Simulator| {
+    let finish = |sim: &mut Simulator<Bank>| {
         sim.run_to_completion()?;
         sim.tick(SETTLE_TICKS)
     };
@@ -230,18 +246,35 @@ pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Resu
     Ok(sim.finish())
 }
 
-/// Reads a `.top` file, refusing a node count larger than a topology can hold before
-/// [`TopFile::parse`] sees it: that parser preallocates for the announced count, so a huge count
-/// would abort the process.
+impl Simulator<Bank> {
+    /// Moves `tokens` from `from` to its neighbour `to` now: a cart of [`Jars`] sent with
+    /// [`Simulator::send`], withdrawn at once, delivered later. Refused, with nothing changed,
+    /// when there is no link or `from` holds fewer tokens ([`SimError::Refused`]).
+    pub fn transfer(&mut self, from: ProcessId, to: ProcessId, tokens: u32) -> Result<MsgId, SimError> {
+        self.send(from, to, Jars(tokens))
+    }
+}
+
+/// Why a command of the script failed: the simulator's error, or the house's own reason for
+/// refusing a transfer.
+enum SendFailure {
+    Sim(SimError),
+    Bank { process: String, error: BankError },
+}
+
 /// A command's failure: a [`FormatError`] at its line when the script is at fault.
-fn command_error(events: &EventsFile, line: usize, error: SimError) -> ReplayError {
-    let problem = match &error {
-        SimError::Bank { process, error: BankError::NotEnoughJars { have, want } } => {
-            Problem::NotEnoughTokens { node: process.clone(), have: *have, want: *want }
+fn command_error(events: &EventsFile, line: usize, failure: SendFailure) -> ReplayError {
+    let problem = match failure {
+        SendFailure::Bank { process, error: BankError::NotEnoughJars { have, want } } => {
+            Problem::NotEnoughTokens { node: process, have, want }
         }
-        SimError::Bank { error: BankError::Empty, .. } => Problem::EmptyTransfer,
-        SimError::NoLink { from, to } => Problem::NoLink { from: from.clone(), to: to.clone() },
-        _ => return ReplayError::Command { file: events.file.clone(), line, error },
+        SendFailure::Bank { error: BankError::Empty, .. } => Problem::EmptyTransfer,
+        SendFailure::Sim(SimError::NoLink { from, to }) => Problem::NoLink { from, to },
+        SendFailure::Bank { process, error } => {
+            let error = SimError::Refused { process, reason: Refusal(error.to_string()) };
+            return ReplayError::Command { file: events.file.clone(), line, error };
+        }
+        SendFailure::Sim(error) => return ReplayError::Command { file: events.file.clone(), line, error },
     };
     events.error(line, problem).into()
 }

@@ -11,9 +11,9 @@ use super::delays::{DelaySource, Delays};
 use super::error::SimError;
 use super::finished::{Finished, SimSnapshot};
 use super::links::{Link, Order, Wire};
-use crate::bank::{Bank, Jars};
-use crate::core::{Effect, Message, Process, SnapshotId};
+use crate::core::{CoreError, Effect, Message, Process, SnapshotId};
 use crate::snapshot::Assembler;
+use crate::spec::Spec;
 use crate::topology::{ChannelId, ProcessId, Topology};
 use crate::trace::{MsgId, StepInput, Trace, Tracer};
 use crate::variant::Variant;
@@ -43,18 +43,20 @@ impl SimConfig {
     }
 }
 
-/// A deterministic discrete-time simulation of the bank over a topology.
+/// A deterministic discrete-time simulation of an application `A` over a topology: the
+/// application is plugged in by the caller (the bank by the course replay, any [`Spec`] by
+/// tests and examples), and its messages are sent with [`Simulator::send`].
 ///
 /// Rules (those of the course suite): nodes and links are visited in string order of their
-/// names; every send, token or marker, draws one delay `d` and is due at `time + 1 + d`; draws
+/// names; every send, application message or marker, draws one delay `d` and is due at `time + 1 + d`; draws
 /// happen in program order, and a node sending markers draws for its links in destination-name
 /// order. A tick advances time by one, then each source node in order delivers the head of the
 /// first of its links (in order) whose head is due, handling it completely, so each source
 /// delivers at most one message per tick and a head not yet due blocks its link.
-pub struct Simulator {
+pub struct Simulator<A: Spec> {
     topology: Topology,
-    processes: Vec<Process<Bank>>,
-    links: Vec<Link>,
+    processes: Vec<Process<A>>,
+    links: Vec<Link<A::Msg>>,
     /// Source nodes in name order, each with its outgoing channels in destination-name order.
     schedule: Vec<Vec<ChannelId>>,
     /// Each channel's position among its source's channels in destination-name order.
@@ -69,22 +71,25 @@ pub struct Simulator {
     time: u64,
     next_msg: Vec<u64>,
     next_snapshot: u32,
-    trace: Trace<Bank>,
-    assembler: Assembler<Bank>,
+    /// The tokens each initial state was made from ([`Spec::initial`]).
+    tokens: Vec<u32>,
+    trace: Trace<A>,
+    assembler: Assembler<A>,
     /// Per snapshot in progress, the channel of each recorded message, in recording order.
     arrivals: HashMap<SnapshotId, Vec<ChannelId>>,
-    done: BTreeMap<SnapshotId, SimSnapshot>,
+    done: BTreeMap<SnapshotId, SimSnapshot<A>>,
 }
 
-impl Simulator {
-    /// A simulation of `topology` where process `i` starts with `tokens[i]`.
+impl<A: Spec> Simulator<A> {
+    /// A simulation of `topology` where process `i` starts in state
+    /// [`Spec::initial`]`(i, tokens[i])` (for the bank: `tokens[i]` jars).
     pub fn new(topology: Topology, tokens: &[u32], config: SimConfig) -> Result<Self, SimError> {
         if tokens.len() != topology.len() {
             return Err(SimError::TokenCount { expected: topology.len(), got: tokens.len() });
         }
         let variant = config.variant;
-        let processes: Vec<Process<Bank>> =
-            topology.processes().map(|p| Process::with_variant(p, Bank::new(tokens[p.index()]), variant)).collect();
+        let processes: Vec<Process<A>> =
+            topology.processes().map(|p| Process::with_variant(p, A::initial(p, tokens[p.index()]), variant)).collect();
         let name = |p: ProcessId| topology.name(p).to_string();
         let mut sources: Vec<ProcessId> = topology.processes().collect();
         sources.sort_by_key(|&p| name(p));
@@ -108,7 +113,7 @@ impl Simulator {
         }
         let initial = processes.iter().map(|p| *p.app()).collect();
         Ok(Simulator {
-            links: vec![Link::default(); topology.channels().len()],
+            links: (0..topology.channels().len()).map(|_| Link::default()).collect(),
             next_msg: vec![0; topology.len()],
             topology,
             processes,
@@ -122,6 +127,7 @@ impl Simulator {
             tick_limit: config.tick_limit,
             time: 0,
             next_snapshot: 0,
+            tokens: tokens.to_vec(),
             trace: Trace::new(initial),
             assembler: Assembler::new(),
             arrivals: HashMap::new(),
@@ -140,7 +146,7 @@ impl Simulator {
     }
 
     /// The process at node `p` (its application state and snapshot slots).
-    pub fn process(&self, p: ProcessId) -> Result<&Process<Bank>, SimError> {
+    pub fn process(&self, p: ProcessId) -> Result<&Process<A>, SimError> {
         self.processes.get(p.index()).ok_or(SimError::UnknownProcess(p))
     }
 
@@ -163,9 +169,11 @@ impl Simulator {
         self.topology.check_process(p).map_err(|_| SimError::UnknownProcess(p))
     }
 
-    /// Moves `tokens` from `from` to its neighbour `to` now: withdrawn at once, delivered later.
-    /// Refused, with nothing changed, when there is no link or `from` holds fewer tokens.
-    pub fn transfer(&mut self, from: ProcessId, to: ProcessId, tokens: u32) -> Result<MsgId, SimError> {
+    /// Sends `msg` from `from` to its neighbour `to` now: the sender's side of the send
+    /// ([`crate::core::Application::on_send`], e.g. a debit) happens at once, the receipt later.
+    /// Refused, with nothing changed, when a process is unknown, there is no link
+    /// ([`SimError::NoLink`]) or the sender's application refuses ([`SimError::Refused`]).
+    pub fn send(&mut self, from: ProcessId, to: ProcessId, msg: A::Msg) -> Result<MsgId, SimError> {
         self.check(from)?;
         self.check(to)?;
         let name = |p| self.topology.name(p).to_string();
@@ -173,12 +181,12 @@ impl Simulator {
             .topology
             .channel_between(from, to)
             .ok_or_else(|| SimError::NoLink { from: name(from), to: name(to) })?;
-        let process = &mut self.processes[from.index()];
-        // The bank's own check, for its error; the core's send then debits the house.
-        let jars =
-            process.app().clone().withdraw(tokens).map_err(|error| SimError::Bank { process: name(from), error })?;
         let mut effects = Vec::new();
-        process.send(&self.topology, channel, jars, &mut effects)?;
+        // A refused send leaves the process unchanged (the core's contract).
+        self.processes[from.index()].send(&self.topology, channel, msg, &mut effects).map_err(|e| match e {
+            CoreError::Refused { reason, .. } => SimError::Refused { process: name(from), reason },
+            other => SimError::Core(other),
+        })?;
         let id = MsgId::new(from, self.next_msg[from.index()]);
         self.next_msg[from.index()] += 1;
         self.carry_out(from, StepInput::Send(id), effects)?;
@@ -258,13 +266,14 @@ impl Simulator {
 
     /// Ends the run: the snapshots assembled, the ids that never completed, the final states
     /// and the trace.
-    pub fn finish(self) -> Finished {
+    pub fn finish(self) -> Finished<A> {
         let incomplete =
             (0..self.next_snapshot).map(SnapshotId).filter(|id| !self.done.contains_key(id)).collect::<Vec<_>>();
         Finished {
             snapshots: self.done.into_values().collect(),
             incomplete,
             states: self.processes.iter().map(|p| *p.app()).collect(),
+            tokens: self.tokens,
             in_transit: self.links.iter().map(Link::app_messages).collect(),
             trace: self.trace,
             time: self.time,
@@ -313,19 +322,19 @@ impl Simulator {
     }
 
     /// Hands a message or marker to its receiver and carries out what follows.
-    fn deliver(&mut self, channel: ChannelId, wire: Wire) -> Result<(), SimError> {
+    fn deliver(&mut self, channel: ChannelId, wire: Wire<A::Msg>) -> Result<(), SimError> {
         let to = self.topology.channel(channel).to;
         let process = &mut self.processes[to.index()];
         let mut effects = Vec::new();
         match wire {
-            Wire::App(id, jars) => {
+            Wire::App(id, msg) => {
                 // Which snapshots record this message: the records that grow.
                 let idx = self.incoming_index[channel.index()];
-                let recorded = |p: &Process<Bank>| -> SmallVec<[(SnapshotId, usize); 4]> {
+                let recorded = |p: &Process<A>| -> SmallVec<[(SnapshotId, usize); 4]> {
                     p.slots().iter().map(|s| (s.id, s.record(idx).count())).collect()
                 };
                 let before = recorded(process);
-                process.receive(&self.topology, channel, Message::App(jars), &mut effects)?;
+                process.receive(&self.topology, channel, Message::App(msg), &mut effects)?;
                 let after = recorded(process);
                 for (id, n) in before {
                     if after.iter().any(|&(s, m)| s == id && m > n) {
@@ -342,7 +351,7 @@ impl Simulator {
     }
 
     /// Records a core step in the trace, then carries out its effects in order.
-    fn carry_out(&mut self, p: ProcessId, input: StepInput, effects: Vec<Effect<Jars>>) -> Result<(), SimError> {
+    fn carry_out(&mut self, p: ProcessId, input: StepInput, effects: Vec<Effect<A::Msg>>) -> Result<(), SimError> {
         Tracer::step(&mut self.trace.events, p, input, &effects, self.processes[p.index()].app());
         let mut i = 0;
         while i < effects.len() {
@@ -369,11 +378,11 @@ impl Simulator {
                     i += run.len();
                     continue;
                 }
-                Effect::Send { channel, message: Message::App(jars) } => {
+                Effect::Send { channel, message: Message::App(msg) } => {
                     if let StepInput::Send(id) = input {
                         let delay = self.delays.draw()?;
                         let due = self.due(delay);
-                        self.links[channel.index()].push(due, Wire::App(id, *jars));
+                        self.links[channel.index()].push(due, Wire::App(id, *msg));
                     }
                 }
                 Effect::Completed { snapshot } => self.complete(p, *snapshot)?,
