@@ -8,11 +8,13 @@ use chandy_lamport::bank::{Bank, BankCommand, Jars, Sale};
 use chandy_lamport::formats::jsonl::{read_logs, Logs};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::runtime::{Cluster, Options};
-use chandy_lamport::sim::{DelaySource, Finished, SimConfig, SimError, Simulator, SETTLE_TICKS};
 use chandy_lamport::trace::{Event, EventKind};
 use chandy_lamport::verify::{check, unterminated, verify, Clause};
 use chandy_lamport::workload::{run, Workload};
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
+mod common;
+
+use common::workload;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -133,36 +135,6 @@ fn a_workload_written_with_trace_out_verifies_from_its_logs_alone() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A random simulated bank run with overlapping snapshots (as in `tests/sim.rs`).
-fn simulate(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished<Bank>, SimError> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let n = topology.len();
-    let config = SimConfig { variant, fault_seed: seed, ..SimConfig::new(DelaySource::Seeded(seed)) };
-    let mut sim = Simulator::<Bank>::new(topology.clone(), &vec![10; n], config)?;
-    let mut snapshots = 0;
-    for _ in 0..60 {
-        let p = ProcessId(rng.random_range(0..n) as u16);
-        match rng.random_range(0..12) {
-            0 if snapshots < 3 => {
-                sim.start_snapshot(p)?;
-                snapshots += 1;
-            }
-            1..=3 => sim.tick(rng.random_range(1..=2))?,
-            _ => {
-                let out = topology.outgoing(p);
-                let to = topology.channel(out[rng.random_range(0..out.len())]).to;
-                match sim.transfer(p, to, rng.random_range(1..=4)) {
-                    Ok(_) | Err(SimError::Refused { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-    }
-    sim.run_to_completion()?;
-    sim.tick(SETTLE_TICKS)?;
-    Ok(sim.finish())
-}
-
 /// A process's events in order, with their logged states except on records (where the logs
 /// carry the state recorded, which a broken core may not be in).
 fn of_process(events: &[Event<Bank>], p: ProcessId) -> Vec<(&EventKind<Jars, Sale>, Option<&Bank>)> {
@@ -177,7 +149,7 @@ fn simulator_logs_give_the_same_events_snapshots_and_verdicts_for_every_variant(
     for variant in Variant::ALL {
         for seed in 0..8 {
             // A run the core stops (double-marker) is an error of the run, not a log.
-            let Ok(run) = simulate(&t, variant, seed) else { continue };
+            let Ok(run) = workload(&t, variant, seed) else { continue };
             let dir = temp_dir(&format!("sim-{variant}-{seed}"));
             let files = run.write_logs(&dir, &t).unwrap();
             let logs = read_dir(&dir, &files);

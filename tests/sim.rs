@@ -4,13 +4,12 @@
 
 use chandy_lamport::bank::{Bank, BankError, Jars};
 use chandy_lamport::core::Refusal;
-use chandy_lamport::sim::{
-    DelaySequence, DelaySource, Finished, SimConfig, SimError, Simulator, SnapshotFailure, SETTLE_TICKS,
-};
+use chandy_lamport::sim::{DelaySequence, DelaySource, SimConfig, SimError, Simulator, SnapshotFailure, SETTLE_TICKS};
 use chandy_lamport::verify::{Clause, VerifyError, Violation};
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+mod common;
+
+use common::workload;
 
 const S0: SnapshotId = SnapshotId(0);
 
@@ -154,37 +153,6 @@ fn several_initiators_join_one_snapshot() {
     let done = sim.finish();
     assert!(done.incomplete.is_empty());
     done.check(&t).expect("verified");
-}
-
-/// A random bank workload on `topology`: transfers (some refused), three overlapping snapshots
-/// from random initiators, ticks; then ticks until every snapshot completes or nothing moves.
-fn workload(topology: &Topology, variant: Variant, seed: u64) -> Result<Finished<Bank>, SimError> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let n = topology.len();
-    let config = SimConfig { variant, fault_seed: seed, ..SimConfig::new(DelaySource::Seeded(seed)) };
-    let mut sim = Simulator::<Bank>::new(topology.clone(), &vec![10; n], config)?;
-    let mut snapshots = 0;
-    for _ in 0..60 {
-        let p = ProcessId(rng.random_range(0..n) as u16);
-        match rng.random_range(0..12) {
-            0 if snapshots < 3 => {
-                sim.start_snapshot(p)?;
-                snapshots += 1;
-            }
-            1..=3 => sim.tick(rng.random_range(1..=2))?,
-            _ => {
-                let out = topology.outgoing(p);
-                let to = topology.channel(out[rng.random_range(0..out.len())]).to;
-                match sim.transfer(p, to, rng.random_range(1..=4)) {
-                    Ok(_) | Err(SimError::Refused { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-    }
-    sim.run_to_completion()?;
-    sim.tick(SETTLE_TICKS)?;
-    Ok(sim.finish())
 }
 
 /// The first seed in `0..64` whose run the checks reject, with the failure.

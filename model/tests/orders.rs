@@ -63,13 +63,7 @@ fn a_stale_recorded_state_breaks_stable_detection_for_orders() {
     // deadlock that S_end does not have.
     let c = Config { variant: Variant::StaleState, ..orders(TopologySpec::Ring, 1) };
     let result = run_app::<Orders>(&c, Strategy::Bfs);
-    let failing: Vec<(&str, usize)> = result
-        .properties
-        .iter()
-        .filter(|p| p.verdict == Verdict::Counterexample)
-        .map(|p| (p.name.as_str(), p.path.as_ref().map_or(0, Vec::len)))
-        .collect();
-    assert_eq!(failing, [(LEDGER, 10), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 16)]);
+    assert_eq!(common::failing(&result), [(LEDGER, 10), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 16)]);
 }
 
 #[test]

@@ -82,13 +82,7 @@ fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexampl
     for (variant, extra, fails) in CAUGHT {
         let result = run_with(&configured(variant, extra), Strategy::Bfs);
         assert!(!result.ok, "{variant} passed");
-        let failing: Vec<(&str, usize)> = result
-            .properties
-            .iter()
-            .filter(|p| p.verdict == Verdict::Counterexample)
-            .map(|p| (p.name.as_str(), p.path.as_ref().map_or(0, Vec::len)))
-            .collect();
-        assert_eq!(failing, fails.to_vec(), "{variant}");
+        assert_eq!(common::failing(&result), fails.to_vec(), "{variant}");
         for p in result.properties.iter().filter(|p| p.verdict == Verdict::Counterexample) {
             assert!(p.link.as_ref().unwrap().starts_with("http://127.0.0.1:3000/#/steps/0/"), "{variant}");
         }

@@ -48,3 +48,13 @@ pub fn verdicts(result: &CheckResult) -> Vec<(String, model::Verdict)> {
 pub fn with(config: &Config, mode: Mode, variant: Variant) -> Config {
     Config { mode, variant, ..config.clone() }
 }
+
+/// The properties that fail, each with the length of its counterexample, in report order.
+pub fn failing(result: &CheckResult) -> Vec<(&str, usize)> {
+    result
+        .properties
+        .iter()
+        .filter(|p| p.verdict == model::Verdict::Counterexample)
+        .map(|p| (p.name.as_str(), p.path.as_ref().map_or(0, Vec::len)))
+        .collect()
+}
