@@ -6,11 +6,13 @@
 #   M_RC      CMD's exit status
 #   M_WALL    wall seconds (time's %e)
 #   M_RSS     peak RSS in KB of the largest single process (time's %M)
-#   M_PSS     peak of the summed Pss over the whole process tree in KB, sampled every 0.25 s (treepss.py);
+#   M_PSS     peak of the summed Pss over the whole process tree in KB, sampled every 0.5 s (treepss.py);
 #             na when the run ended before the first sample
 #   M_LOAD    1-minute load average just before the run
 #   M_OTHERS  CPU cores used by everything else during the run: (busy time of all cores from /proc/stat
-#             minus CMD's own user+system time) / wall; 0 on a quiet machine, up to 2 on 2 cores; na under 1 s
+#             minus CMD's own user+system time, the larger of time's %U+%S and treepss.py's sum over
+#             the process tree, which counts forked workers that are not waited for) / wall; 0 on a quiet
+#             machine, up to 2 on 2 cores; na under 1 s
 # M_MEM is max(M_RSS, M_PSS): the figure to compare (a multi-process tool is not under-counted).
 
 _measure_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,15 +39,16 @@ measure() {
     # time writes "Command exited with non-zero status N" first when CMD fails: the figures are the last line
     local user sys
     read -r M_WALL M_RSS user sys < <(tail -1 "$tf")
-    M_PSS=$(cat "$out.pss")
-    [[ $M_WALL =~ ^[0-9.]+$ && $M_RSS =~ ^[0-9]+$ && $M_PSS =~ ^[0-9]+$ ]] ||
+    local tree_cpu
+    read -r M_PSS tree_cpu <"$out.pss"
+    [[ $M_WALL =~ ^[0-9.]+$ && $M_RSS =~ ^[0-9]+$ && $M_PSS =~ ^[0-9]+$ && $tree_cpu =~ ^[0-9.]+$ ]] ||
         { echo "measure: no figures for $* (time: $(cat "$tf"))" >&2; return 70; }
     M_MEM=$(( M_RSS > M_PSS ? M_RSS : M_PSS ))
     # a run shorter than the sampling interval gets no sample, and CPU shares of a sub-second run are noise
     [ "$M_PSS" -gt 0 ] || M_PSS=na
     M_OTHERS=$(python3 -c "
 hz = $(getconf CLK_TCK)
-others = ($b1 - $b0) / hz - ($user + $sys)
+others = ($b1 - $b0) / hz - max($user + $sys, $tree_cpu)
 print(f'{max(others, 0) / $M_WALL:.2f}' if $M_WALL >= 1 else 'na')")
     rm -f "$tf" "$out.pss"
 }

@@ -115,7 +115,8 @@ print_rows() {  # names...
 
 echo "model-vs-anchors on $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  peak_MB = max(rss_MB: peak RSS of the largest process, pss_MB: sampled peak Pss of the process tree);"
-echo "  others = CPU cores used by other processes during the run; load = 1-minute load average before it"
+echo "  others = CPU cores used by other processes during the run (the contention figure); load = 1-minute"
+echo "  load average before the run (it still includes the previous run of this script)"
 ours_counts=()
 for k in "${ks[@]}"; do
     rows=()
