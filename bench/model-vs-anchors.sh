@@ -3,7 +3,7 @@
 # graph, 2 jars each, at most K one-jar transfers each, house 0 initiates one snapshot), all measured in
 # this one run on this machine.
 #
-# usage: bench/model-vs-anchors.sh [--full] [K ...]       (default K: 2 3; K=3 takes about 15 minutes)
+# usage: bench/model-vs-anchors.sh [--full] [K ...]       (default K: 2 3; K=3 takes 20-30 minutes)
 #   --full   also: SPIN storing whole states (-DSAFETY, the old baseline), our full mode (every property,
 #            ghost data) and --symmetry with --initiators any (K <= 2)
 # env: ANCHORS (default ../shared/anchors), CARGO_TARGET_DIR, SPIN_CONFIGS (default below; see
