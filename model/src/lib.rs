@@ -2,6 +2,7 @@
 //! (`chandy_lamport::Process`), its properties, and what the `model` command prints.
 
 pub mod config;
+pub mod engine;
 pub mod ghost;
 pub mod literal;
 pub mod model;

@@ -13,6 +13,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
 use crate::config::Resolved;
 use crate::model::ChandyLamport;
+use crate::state::State;
 use chandy_lamport::spec::Spec;
 
 /// Exit code: exhaustive, and every property holds.
@@ -219,6 +220,17 @@ pub fn check<A: Spec>(
             let _ = writeln!(w, "warning: {}", too_large(est, None));
         }
     }
+    let start = Instant::now();
+    if opts.strategy == Strategy::Dfs {
+        let limits = crate::engine::Limits {
+            // As stateright counts (see below).
+            target_max_depth: opts.depth.map(|d| d + 2),
+            stop_on_failure: opts.stop_on_failure,
+        };
+        let symmetry = opts.symmetry.then_some(crate::symmetry::representative::<A> as fn(&State<A>) -> State<A>);
+        let engine = crate::engine::Engine::spawn(model, opts.threads.max(1), limits, symmetry)?;
+        return drive(engine, opts, progress, start, estimate);
+    }
     let mut builder = model.checker().threads(opts.threads.max(1));
     if let Some(depth) = opts.depth {
         // stateright checks states above its target depth (counted from 1 at the initial
@@ -232,11 +244,9 @@ pub fn check<A: Spec>(
     if opts.symmetry {
         builder = builder.symmetry_fn(crate::symmetry::representative::<A>);
     }
-    let start = Instant::now();
     match opts.strategy {
         Strategy::Bfs => drive(builder.spawn_bfs(), opts, progress, start, estimate),
-        Strategy::Dfs => drive(builder.spawn_dfs(), opts, progress, start, estimate),
-        Strategy::Simulation => {
+        Strategy::Dfs | Strategy::Simulation => {
             let checker = builder.target_state_count(opts.max_states).spawn_simulation(opts.seed, UniformChooser);
             drive(checker, opts, progress, start, estimate)
         }

@@ -1,0 +1,409 @@
+//! The exhaustive depth-first search behind `model check` (the default strategy).
+//!
+//! stateright's own depth-first checker keeps, for every state waiting on its stack, the whole
+//! path of action indices that reached it, and stores fingerprints in a `DashMap`; profiling
+//! showed half the time going there. This search implements stateright's [`Checker`] trait, so
+//! the report, the Explorer links and the tests treat it like stateright's, but:
+//!
+//! - each worker keeps one *trail* (the actions from its root to the state being expanded): a
+//!   waiting state holds only the action that leads to it, and its path is the trail's prefix
+//!   plus that action;
+//! - the seen set stores 64-bit fingerprints (hash compaction, as stateright does) in
+//!   mutex-guarded shards, chosen by bits the shard's own table does not use;
+//! - an idle worker is fed by the others: a busy worker moves the shallowest half of its stack
+//!   to a shared pool, each moved state with its full path.
+//!
+//! Properties are judged exactly as stateright's checkers judge them: on every state taken from
+//! a stack (within the depth bound), an always-property's first failure and a
+//! sometimes-property's first example are kept with their path; the search ends when every
+//! property has a discovery, or at the first failure when asked to. Eventually-properties are
+//! not supported (the model has none): [`Engine::spawn`] refuses them.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use stateright::{Checker, Expectation, Model, Path};
+
+/// A 64-bit fingerprint of a state.
+pub type Fingerprint = u64;
+
+/// The fingerprint of `value` (ahash with fixed seeds: the same in every run and process).
+pub fn fingerprint<T: Hash>(value: &T) -> Fingerprint {
+    static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
+        0x9e37_79b9_7f4a_7c15,
+        0xbf58_476d_1ce4_e5b9,
+        0x94d0_49bb_1331_11eb,
+        0x2545_f491_4f6c_dd1d,
+    );
+    SEEDS.hash_one(value)
+}
+
+/// Passes a fingerprint through as its own hash.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Set = std::collections::HashSet<Fingerprint, BuildHasherDefault<Identity>>;
+
+/// The set of fingerprints seen, in shards. A shard is chosen by bits 32–41, which its table
+/// uses neither for the bucket index (the low bits) nor for its control bytes (the top seven).
+pub struct Seen {
+    shards: Vec<Mutex<Set>>,
+    len: AtomicUsize,
+}
+
+const SHARD_BITS: u32 = 10;
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen { shards: (0..1 << SHARD_BITS).map(|_| Mutex::new(Set::default())).collect(), len: AtomicUsize::new(0) }
+    }
+}
+
+impl Seen {
+    /// Adds `fp`; whether it is new.
+    pub fn insert(&self, fp: Fingerprint) -> bool {
+        let shard = (fp >> 32) as usize & ((1 << SHARD_BITS) - 1);
+        let new = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner()).insert(fp);
+        if new {
+            self.len.fetch_add(1, Ordering::Relaxed);
+        }
+        new
+    }
+
+    /// How many fingerprints were added.
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// How a search is bounded and when it ends.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// stateright's `target_max_depth`: states at this depth or deeper (the initial state is at
+    /// depth 1) are neither judged nor expanded.
+    pub target_max_depth: Option<usize>,
+    /// End at the first always-property failure.
+    pub stop_on_failure: bool,
+}
+
+/// A state to search from, with the actions that lead to it from initial state `init`.
+pub struct Root<M: Model> {
+    /// The state.
+    pub state: M::State,
+    /// Index of the initial state the path starts from.
+    pub init: usize,
+    /// The actions from there.
+    pub path: Vec<M::Action>,
+}
+
+/// A state waiting on a worker's stack: its depth below the worker's root, and the action that
+/// leads to it from the state above it on the trail.
+struct Entry<M: Model> {
+    state: M::State,
+    depth: usize,
+    action: Option<M::Action>,
+}
+
+struct Pool<M: Model> {
+    roots: Vec<Root<M>>,
+    idle: usize,
+    done: bool,
+}
+
+struct Shared<M: Model> {
+    model: Arc<M>,
+    threads: usize,
+    /// How many properties the model has.
+    properties: usize,
+    limits: Limits,
+    symmetry: Option<fn(&M::State) -> M::State>,
+    seen: Arc<Seen>,
+    states: AtomicUsize,
+    max_depth: AtomicUsize,
+    /// Per property (in `model.properties()` order): the first discovery, as (initial state,
+    /// actions).
+    discoveries: Mutex<HashMap<&'static str, (usize, Vec<M::Action>)>>,
+    stop: AtomicBool,
+    pool: Mutex<Pool<M>>,
+    wake: Condvar,
+    /// Workers waiting for work (read without the lock to decide whether to share).
+    hungry: AtomicUsize,
+}
+
+/// A running exhaustive search; see the module documentation.
+pub struct Engine<M: Model> {
+    shared: Arc<Shared<M>>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl<M> Engine<M>
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone + Send + Sync + 'static,
+    M::Action: Clone + PartialEq + Send + Sync + 'static,
+{
+    /// Searches everything reachable from the model's initial states, with `threads` workers.
+    pub fn spawn(
+        model: M,
+        threads: usize,
+        limits: Limits,
+        symmetry: Option<fn(&M::State) -> M::State>,
+    ) -> Result<Self, String> {
+        let roots: Vec<Root<M>> = model
+            .init_states()
+            .into_iter()
+            .enumerate()
+            .map(|(init, state)| Root { state, init, path: Vec::new() })
+            .collect();
+        Self::spawn_from(model, roots, Arc::new(Seen::default()), threads, limits, symmetry)
+    }
+
+    /// Searches everything reachable from `roots` that `seen` does not already hold; a root
+    /// itself is judged and expanded whether or not `seen` holds it.
+    pub fn spawn_from(
+        model: M,
+        roots: Vec<Root<M>>,
+        seen: Arc<Seen>,
+        threads: usize,
+        limits: Limits,
+        symmetry: Option<fn(&M::State) -> M::State>,
+    ) -> Result<Self, String> {
+        if model.properties().iter().any(|p| p.expectation == Expectation::Eventually) {
+            return Err("the depth-first engine does not judge eventually-properties".into());
+        }
+        let threads = threads.max(1);
+        for r in &roots {
+            let fp = fingerprint(&symmetry.map_or_else(|| r.state.clone(), |rep| rep(&r.state)));
+            seen.insert(fp);
+        }
+        let shared = Arc::new(Shared {
+            properties: model.properties().len(),
+            model: Arc::new(model),
+            threads,
+            limits,
+            symmetry,
+            seen,
+            states: AtomicUsize::new(roots.len()),
+            max_depth: AtomicUsize::new(0),
+            discoveries: Mutex::new(HashMap::new()),
+            stop: AtomicBool::new(false),
+            pool: Mutex::new(Pool { roots: roots.into_iter().rev().collect(), idle: 0, done: false }),
+            wake: Condvar::new(),
+            hungry: AtomicUsize::new(0),
+        });
+        let handles = (0..threads)
+            .map(|t| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name(format!("checker-{t}"))
+                    .spawn(move || shared.work())
+                    .map_err(|e| format!("cannot start a checker thread: {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Engine { shared, handles })
+    }
+
+    /// Asks the workers to end soon (their counts and discoveries stay readable).
+    pub fn stop(&self) {
+        self.shared.halt();
+    }
+
+    /// The discoveries as (initial state, actions), by property name.
+    pub fn raw_discoveries(&self) -> HashMap<&'static str, (usize, Vec<M::Action>)> {
+        self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl<M> Shared<M>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone + PartialEq,
+{
+    fn halt(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.pool.lock().map(|mut p| p.done = true);
+        self.wake.notify_all();
+    }
+
+    /// The next root to search from, waiting while another worker may still share one; `None`
+    /// once every worker waits (the search is over) or the search was stopped.
+    fn take(&self) -> Option<Root<M>> {
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.idle += 1;
+        loop {
+            if pool.done || self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if let Some(root) = pool.roots.pop() {
+                pool.idle -= 1;
+                self.hungry.store(pool.idle, Ordering::Relaxed);
+                return Some(root);
+            }
+            if pool.idle == self.threads {
+                pool.done = true;
+                self.wake.notify_all();
+                return None;
+            }
+            self.hungry.store(pool.idle, Ordering::Relaxed);
+            pool = self.wake.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn give(&self, roots: Vec<Root<M>>) {
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.roots.extend(roots);
+        self.hungry.store(0, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+
+    fn discover(&self, name: &'static str, root: &Root<M>, trail: &[M::Action], failure: bool) {
+        let mut d = self.discoveries.lock().unwrap_or_else(|e| e.into_inner());
+        d.entry(name).or_insert_with(|| {
+            let mut path = root.path.clone();
+            path.extend_from_slice(trail);
+            (root.init, path)
+        });
+        let all = d.len() == self.properties;
+        drop(d);
+        if all || (failure && self.limits.stop_on_failure) {
+            self.halt();
+        }
+    }
+
+    fn work(&self) {
+        let properties = self.model.properties();
+        let mut actions = Vec::new();
+        let mut stack: Vec<Entry<M>> = Vec::new();
+        let mut trail: Vec<M::Action> = Vec::new();
+        let mut deepest = 0;
+        while let Some(root) = self.take() {
+            let base = root.path.len() + 1;
+            trail.clear();
+            stack.push(Entry { state: root.state.clone(), depth: 0, action: None });
+            while let Some(Entry { state, depth, action }) = stack.pop() {
+                if self.stop.load(Ordering::Relaxed) {
+                    stack.clear();
+                    break;
+                }
+                trail.truncate(depth.saturating_sub(1));
+                trail.extend(action);
+                let at = base + depth;
+                if at > deepest {
+                    deepest = at;
+                    self.max_depth.fetch_max(at, Ordering::Relaxed);
+                }
+                if self.limits.target_max_depth.is_some_and(|t| at >= t) {
+                    continue;
+                }
+                for p in &properties {
+                    let (found, failure) = match p.expectation {
+                        Expectation::Always => (!(p.condition)(&self.model, &state), true),
+                        _ => ((p.condition)(&self.model, &state), false),
+                    };
+                    if found {
+                        self.discover(p.name, &root, &trail, failure);
+                    }
+                }
+                self.model.actions(&state, &mut actions);
+                let mut generated = 0;
+                for a in actions.drain(..) {
+                    let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
+                    generated += 1;
+                    let fp = match self.symmetry {
+                        Some(rep) => fingerprint(&rep(&next)),
+                        None => fingerprint(&next),
+                    };
+                    if self.seen.insert(fp) {
+                        stack.push(Entry { state: next, depth: depth + 1, action: Some(a) });
+                    }
+                }
+                self.states.fetch_add(generated, Ordering::Relaxed);
+                if stack.len() > 1 && self.hungry.load(Ordering::Relaxed) > 0 {
+                    self.share(&mut stack, &root, &trail);
+                }
+            }
+        }
+    }
+
+    /// Moves the shallowest half of `stack` to the pool, each state with its full path.
+    fn share(&self, stack: &mut Vec<Entry<M>>, root: &Root<M>, trail: &[M::Action]) {
+        let half = stack.len() / 2;
+        let roots = stack
+            .drain(..half)
+            .map(|e| {
+                let mut path = root.path.clone();
+                path.extend_from_slice(&trail[..e.depth - 1]);
+                path.extend(e.action);
+                Root { state: e.state, init: root.init, path }
+            })
+            .collect();
+        self.give(roots);
+    }
+}
+
+impl<M> Checker<M> for Engine<M>
+where
+    M: Model,
+    M::State: Hash + Clone + PartialEq,
+    M::Action: Clone + PartialEq,
+{
+    fn model(&self) -> &M {
+        &self.shared.model
+    }
+
+    fn state_count(&self) -> usize {
+        self.shared.states.load(Ordering::Relaxed)
+    }
+
+    fn unique_state_count(&self) -> usize {
+        self.shared.seen.len()
+    }
+
+    fn max_depth(&self) -> usize {
+        self.shared.max_depth.load(Ordering::Relaxed)
+    }
+
+    fn discoveries(&self) -> HashMap<&'static str, Path<M::State, M::Action>> {
+        let model = &*self.shared.model;
+        let inits = model.init_states();
+        let found = self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        found
+            .into_iter()
+            .filter_map(|(name, (init, actions))| {
+                let path = Path::from_actions(model, inits.get(init)?.clone(), actions.iter());
+                path.map(|p| (name, p))
+            })
+            .collect()
+    }
+
+    fn handles(&mut self) -> Vec<JoinHandle<()>> {
+        std::mem::take(&mut self.handles)
+    }
+
+    fn is_done(&self) -> bool {
+        self.shared.pool.lock().map_or(true, |p| p.done)
+    }
+}
