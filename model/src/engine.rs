@@ -98,6 +98,12 @@ impl Seen {
     }
 }
 
+/// A symmetry reduction: the representative of a state's class.
+pub type Representative<S> = Option<fn(&S) -> S>;
+
+/// Discoveries by property name: the initial state's index and the actions from it.
+pub type Found<A> = HashMap<&'static str, (usize, Vec<A>)>;
+
 /// How a search is bounded and when it ends.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -138,13 +144,13 @@ struct Shared<M: Model> {
     /// How many properties the model has.
     properties: usize,
     limits: Limits,
-    symmetry: Option<fn(&M::State) -> M::State>,
+    symmetry: Representative<M::State>,
     seen: Arc<Seen>,
     states: AtomicUsize,
     max_depth: AtomicUsize,
     /// Per property (in `model.properties()` order): the first discovery, as (initial state,
     /// actions).
-    discoveries: Mutex<HashMap<&'static str, (usize, Vec<M::Action>)>>,
+    discoveries: Mutex<Found<M::Action>>,
     stop: AtomicBool,
     pool: Mutex<Pool<M>>,
     wake: Condvar,
@@ -165,12 +171,7 @@ where
     M::Action: Clone + PartialEq + Send + Sync + 'static,
 {
     /// Searches everything reachable from the model's initial states, with `threads` workers.
-    pub fn spawn(
-        model: M,
-        threads: usize,
-        limits: Limits,
-        symmetry: Option<fn(&M::State) -> M::State>,
-    ) -> Result<Self, String> {
+    pub fn spawn(model: M, threads: usize, limits: Limits, symmetry: Representative<M::State>) -> Result<Self, String> {
         let roots: Vec<Root<M>> = model
             .init_states()
             .into_iter()
@@ -188,7 +189,7 @@ where
         seen: Arc<Seen>,
         threads: usize,
         limits: Limits,
-        symmetry: Option<fn(&M::State) -> M::State>,
+        symmetry: Representative<M::State>,
     ) -> Result<Self, String> {
         if model.properties().iter().any(|p| p.expectation == Expectation::Eventually) {
             return Err("the depth-first engine does not judge eventually-properties".into());
@@ -231,7 +232,7 @@ where
     }
 
     /// The discoveries as (initial state, actions), by property name.
-    pub fn raw_discoveries(&self) -> HashMap<&'static str, (usize, Vec<M::Action>)> {
+    pub fn raw_discoveries(&self) -> Found<M::Action> {
         self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
