@@ -8,8 +8,8 @@
 //! - each worker keeps one *trail* (the actions from its root to the state being expanded): a
 //!   waiting state holds only the action that leads to it, and its path is the trail's prefix
 //!   plus that action;
-//! - the seen set stores 64-bit fingerprints (hash compaction, as stateright does) in
-//!   mutex-guarded shards, chosen by bits the shard's own table does not use;
+//! - the seen set stores 64-bit fingerprints (hash compaction, as stateright does) in one
+//!   open-addressing table filled without locks;
 //! - an idle worker is fed by the others: a busy worker moves the shallowest half of its stack
 //!   to a shared pool, each moved state with its full path.
 //!
@@ -20,9 +20,9 @@
 //! not supported (the model has none): [`Engine::spawn`] refuses them.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 
 use stateright::{Checker, Expectation, Model, Path};
@@ -41,53 +41,122 @@ pub fn fingerprint<T: Hash>(value: &T) -> Fingerprint {
     SEEDS.hash_one(value)
 }
 
-/// Passes a fingerprint through as its own hash.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-type Set = std::collections::HashSet<Fingerprint, BuildHasherDefault<Identity>>;
-
-/// The set of fingerprints seen, in shards. A shard is chosen by bits 32–41, which its table
-/// uses neither for the bucket index (the low bits) nor for its control bytes (the top seven).
+/// The set of fingerprints seen: an open-addressing table of atomic words (0 marks a free slot;
+/// fingerprint 0 is stored as 1), probed linearly and filled by compare-and-swap, so workers
+/// insert without locks. The table doubles when three quarters full: workers hold a read lock
+/// on it while they insert (see [`Writer`]) and a growing worker takes the write lock.
 pub struct Seen {
-    shards: Vec<Mutex<Set>>,
+    table: RwLock<Table>,
     len: AtomicUsize,
 }
 
-const SHARD_BITS: u32 = 10;
+struct Table {
+    slots: *mut AtomicU64,
+    len: usize,
+    mask: usize,
+}
+
+// SAFETY: the table owns its slots, which are atomics.
+unsafe impl Send for Table {}
+// SAFETY: as above: every access to a slot is atomic.
+unsafe impl Sync for Table {}
+
+/// Tables are aligned to (and, on Linux, backed by) 2 MiB pages: a search touches the table at
+/// random, and small pages would make most lookups miss the TLB as well as the cache.
+const PAGE: usize = 2 << 20;
+
+impl Table {
+    fn layout(capacity: usize) -> std::alloc::Layout {
+        let bytes = capacity * std::mem::size_of::<AtomicU64>();
+        std::alloc::Layout::from_size_align(bytes, PAGE)
+            .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<AtomicU64>()))
+    }
+
+    fn new(capacity: usize) -> Self {
+        let layout = Self::layout(capacity);
+        // SAFETY: the layout has a non-zero size; zeroed memory is a valid array of AtomicU64
+        // (all slots free).
+        let slots = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+        if slots.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        #[cfg(target_os = "linux")]
+        // SAFETY: advice on memory this table owns; failure only loses the advice.
+        unsafe {
+            libc::madvise(slots.cast(), layout.size(), libc::MADV_HUGEPAGE);
+        }
+        Table { slots, len: capacity, mask: capacity - 1 }
+    }
+
+    fn slots(&self) -> &[AtomicU64] {
+        // SAFETY: `slots` points to `len` initialised atomics owned by this table.
+        unsafe { std::slice::from_raw_parts(self.slots, self.len) }
+    }
+
+    /// Asks the cache for the line where the search for `fp` starts.
+    fn prefetch(&self, fp: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch of an address inside the table; it never faults.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.slots.add(fp as usize & self.mask).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = fp;
+    }
+
+    /// Adds `fp` (not 0); whether it is new.
+    fn insert(&self, fp: u64) -> bool {
+        let slots = self.slots();
+        let mut i = fp as usize & self.mask;
+        loop {
+            let slot = &slots[i];
+            let cur = slot.load(Ordering::Relaxed);
+            if cur == fp {
+                return false;
+            }
+            if cur == 0 {
+                match slot.compare_exchange(0, fp, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => return true,
+                    Err(now) if now == fp => return false,
+                    Err(_) => {}
+                }
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { std::alloc::dealloc(self.slots.cast(), Self::layout(self.len)) }
+    }
+}
+
+/// New fingerprints a [`Writer`] adds before it counts them and lets the table grow.
+const BATCH: usize = 1024;
+const INITIAL_SLOTS: usize = 1 << 20;
 
 impl Default for Seen {
     fn default() -> Self {
-        Seen { shards: (0..1 << SHARD_BITS).map(|_| Mutex::new(Set::default())).collect(), len: AtomicUsize::new(0) }
+        Seen { table: RwLock::new(Table::new(INITIAL_SLOTS)), len: AtomicUsize::new(0) }
     }
 }
 
 impl Seen {
     /// Adds `fp`; whether it is new.
     pub fn insert(&self, fp: Fingerprint) -> bool {
-        let shard = (fp >> 32) as usize & ((1 << SHARD_BITS) - 1);
-        let new = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner()).insert(fp);
-        if new {
-            self.len.fetch_add(1, Ordering::Relaxed);
-        }
-        new
+        let mut w = self.writer();
+        w.insert(fp)
     }
 
-    /// How many fingerprints were added.
+    /// A handle for many inserts in a row.
+    pub fn writer(&self) -> Writer<'_> {
+        Writer { seen: self, table: None, added: 0 }
+    }
+
+    /// How many fingerprints were added (those of running writers counted in batches).
     pub fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed)
     }
@@ -95,6 +164,73 @@ impl Seen {
     /// Whether none was.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Doubles the table while it is more than three quarters full.
+    fn grow(&self) {
+        let full = |t: &Table| self.len() * 4 > t.len * 3;
+        if !full(&self.table.read().unwrap_or_else(|e| e.into_inner())) {
+            return;
+        }
+        let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
+        while full(&table) {
+            let bigger = Table::new(table.len * 2);
+            for slot in table.slots() {
+                let fp = slot.load(Ordering::Relaxed);
+                if fp != 0 {
+                    bigger.insert(fp);
+                }
+            }
+            *table = bigger;
+        }
+    }
+}
+
+/// Inserts into a [`Seen`] under one read lock, counted every [`BATCH`] new fingerprints; it
+/// must be paused (or dropped) before its thread waits for anything.
+pub struct Writer<'a> {
+    seen: &'a Seen,
+    table: Option<RwLockReadGuard<'a, Table>>,
+    added: usize,
+}
+
+impl Writer<'_> {
+    /// Adds `fp`; whether it is new.
+    pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        let table = match &self.table {
+            Some(t) => t,
+            None => self.table.insert(self.seen.table.read().unwrap_or_else(|e| e.into_inner())),
+        };
+        let new = table.insert(fp.max(1));
+        if new {
+            self.added += 1;
+            if self.added >= BATCH {
+                self.pause();
+            }
+        }
+        new
+    }
+
+    /// Asks the cache for the line where inserting `fp` will look.
+    pub fn prefetch(&mut self, fp: Fingerprint) {
+        let table = match &self.table {
+            Some(t) => t,
+            None => self.table.insert(self.seen.table.read().unwrap_or_else(|e| e.into_inner())),
+        };
+        table.prefetch(fp.max(1));
+    }
+
+    /// Counts what was added, releases the lock and lets the table grow.
+    pub fn pause(&mut self) {
+        self.table = None;
+        self.seen.len.fetch_add(std::mem::take(&mut self.added), Ordering::Relaxed);
+        self.seen.grow();
+    }
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        self.pause();
     }
 }
 
@@ -297,10 +433,16 @@ where
     fn work(&self) {
         let properties = self.model.properties();
         let mut actions = Vec::new();
+        let mut successors = Vec::new();
         let mut stack: Vec<Entry<M>> = Vec::new();
         let mut trail: Vec<M::Action> = Vec::new();
         let mut deepest = 0;
-        while let Some(root) = self.take() {
+        let mut seen = self.seen.writer();
+        let mut generated = 0;
+        loop {
+            seen.pause();
+            self.states.fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
+            let Some(root) = self.take() else { break };
             let base = root.path.len() + 1;
             trail.clear();
             stack.push(Entry { state: root.state.clone(), depth: 0, action: None });
@@ -329,19 +471,25 @@ where
                     }
                 }
                 self.model.actions(&state, &mut actions);
-                let mut generated = 0;
+                // All successors first, their table lines fetched together, then the lookups.
                 for a in actions.drain(..) {
                     let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
-                    generated += 1;
                     let fp = match self.symmetry {
                         Some(rep) => fingerprint(&rep(&next)),
                         None => fingerprint(&next),
                     };
-                    if self.seen.insert(fp) {
+                    seen.prefetch(fp);
+                    successors.push((next, a, fp));
+                }
+                generated += successors.len();
+                for (next, a, fp) in successors.drain(..) {
+                    if seen.insert(fp) {
                         stack.push(Entry { state: next, depth: depth + 1, action: Some(a) });
                     }
                 }
-                self.states.fetch_add(generated, Ordering::Relaxed);
+                if generated >= BATCH {
+                    self.states.fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
+                }
                 if stack.len() > 1 && self.hungry.load(Ordering::Relaxed) > 0 {
                     self.share(&mut stack, &root, &trail);
                 }

@@ -40,10 +40,27 @@ impl<M> Packet<M> {
 
 /// The contents of every channel, stored flat (one run of packets per channel, in channel
 /// order) so that cloning a state copies one small buffer instead of a vector per channel.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Chans<M> {
     lens: SmallVec<[u8; 12]>,
     packets: SmallVec<[Packet<M>; 12]>,
+}
+
+impl<M: Hash> Hash for Chans<M> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The lengths in one write (a model has at most 240 channels, usually a few).
+        if self.lens.len() <= 16 {
+            let mut word = [0u8; 16];
+            word[..self.lens.len()].copy_from_slice(&self.lens);
+            state.write_u128(u128::from_ne_bytes(word));
+            state.write_u8(self.lens.len() as u8);
+        } else {
+            self.lens.hash(state);
+        }
+        for p in &self.packets {
+            p.hash(state);
+        }
+    }
 }
 
 impl<M: Copy> Clone for Chans<M> {
@@ -224,7 +241,7 @@ impl<A: Spec> std::ops::DerefMut for State<A> {
 pub const MAX_HOUSES: usize = 16;
 
 /// The contents of a [`State`].
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct StateData<A: Spec> {
     /// The core's state of every house (the application inside).
     pub procs: SmallVec<[Shared<A>; 4]>,
@@ -243,6 +260,24 @@ pub struct StateData<A: Spec> {
     pub history: Option<Box<History<A>>>,
     /// The symmetry group this state is reduced under (0: none); constant in a run.
     pub sym: u16,
+}
+
+impl<A: Spec> Hash for StateData<A> {
+    /// Every field, the per-house arrays as two words each (a state is hashed once per step
+    /// the checker takes: fewer, wider writes).
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.procs.len());
+        for p in &self.procs {
+            p.hash(state);
+        }
+        self.chans.hash(state);
+        state.write_u128(u128::from_ne_bytes(self.budget));
+        state.write_u128(u128::from_ne_bytes(self.sent));
+        self.refused.hash(state);
+        self.ghost.hash(state);
+        self.history.hash(state);
+        state.write_u16(self.sym);
+    }
 }
 
 impl<A: Spec> Clone for StateData<A> {
