@@ -118,6 +118,16 @@ impl Spec for Bank {
         }
     }
 
+    /// A receipt adds jars: it disables no move, commutes with a transfer or a sale (which
+    /// need a jar in stock, still there after the receipt) and with other receipts, and enables
+    /// moves only from a house with no jar, which had none enabled.
+    const RECEIPTS_COMMUTE: bool = true;
+
+    /// Every move costs one unit of budget.
+    fn may_move_again(&self, budget: u8) -> bool {
+        budget > 0
+    }
+
     /// Jars in stock and jars sold: only theft takes jars out of the ledger.
     fn held(&self) -> u64 {
         u64::from(self.jars) + u64::from(self.sold)

@@ -107,6 +107,21 @@ pub trait Spec:
         1
     }
 
+    /// Whether receipts commute with the receiver's moves, which lets partial-order reduction
+    /// (`model check --por`) explore fewer interleavings. Claim it only if, for every state,
+    /// every message `m` and every move `mv` enabled in that state (within budget): receiving `m`
+    /// disables no move; receiving `m` then making `mv`, and making `mv` then receiving `m`, give
+    /// the same state; receipts of two messages commute; and a receipt enables a new move only in
+    /// a state where no move is enabled. The default, `false`, is always safe.
+    const RECEIPTS_COMMUTE: bool = false;
+
+    /// Whether a process in this state with `budget` left may ever make another move, whatever
+    /// it receives meanwhile (partial-order reduction: a process that cannot sends nothing
+    /// more). The default, `true`, is always safe.
+    fn may_move_again(&self, _budget: u8) -> bool {
+        true
+    }
+
     /// The conserved quantity a process holds (see [`Spec::CONSERVES`]).
     fn held(&self) -> u64 {
         0

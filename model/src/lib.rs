@@ -5,6 +5,7 @@ pub mod config;
 pub mod ghost;
 pub mod literal;
 pub mod model;
+pub mod por;
 pub mod properties;
 pub mod run;
 pub mod stamp;

@@ -75,6 +75,11 @@ pub enum Action<M, S> {
     },
 }
 
+/// Why `--por` and `--symmetry` are refused together.
+pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
+     state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
+     here (use one or the other)";
+
 /// The model's action type for application `A`.
 pub type Act<A> = Action<<A as chandy_lamport::Application>::Msg, <A as chandy_lamport::Application>::Step>;
 
@@ -147,6 +152,9 @@ impl<A: Spec> ChandyLamport<A> {
         if self.cfg.mode == Mode::Literal {
             return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
         }
+        if self.cfg.por {
+            return Err(POR_WITH_SYMMETRY);
+        }
         let group = crate::symmetry::Group::of(&self.cfg);
         let size = group.len();
         self.sym = crate::symmetry::register(group);
@@ -184,7 +192,7 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// Visits every enabled action in a fixed order; stops early when `visit` returns false. A
     /// state reached by a refused step is a dead end.
-    fn each_action(&self, s: &State<A>, mut visit: impl FnMut(Act<A>) -> bool) {
+    pub(crate) fn each_action(&self, s: &State<A>, mut visit: impl FnMut(Act<A>) -> bool) {
         if s.refused.is_some() {
             return;
         }
@@ -417,6 +425,9 @@ impl<A: Spec> Model for ChandyLamport<A> {
             actions.push(a);
             true
         });
+        if self.cfg.por {
+            crate::por::reduce(self, state, actions);
+        }
     }
 
     fn next_state(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
