@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::core::{Application, Refusal};
 use crate::runtime::{Outbox, Service};
 use crate::snapshot::Tokens;
-use crate::spec::{accounted, Move, Setup, Spec, Stable, View};
+use crate::spec::{accounted, Move, Setup, Spec, Stable, StepKind, View};
 use crate::topology::{ProcessId, Topology};
 
 /// A house: jars in stock, and jars sold to its port town so far.
@@ -122,6 +122,17 @@ impl Spec for Bank {
     /// need a jar in stock, still there after the receipt) and with other receipts, and enables
     /// moves only from a house with no jar, which had none enabled.
     const RECEIPTS_COMMUTE: bool = true;
+
+    /// A deficit comes only from a theft; exhaustion only from a sale or a theft (a send leaves
+    /// the jar in transit, a receipt puts it in stock).
+    fn stable_may_turn_on(i: usize, step: StepKind, setup: &Setup) -> bool {
+        match (i, step) {
+            (_, StepKind::Theft) => true,
+            (0, _) => false,
+            (_, StepKind::Internal) => setup.internal,
+            _ => false,
+        }
+    }
 
     /// Every move costs one unit of budget.
     fn may_move_again(&self, budget: u8) -> bool {

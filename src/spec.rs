@@ -23,6 +23,19 @@ pub enum Move<M, S> {
     Internal(S),
 }
 
+/// A kind of step, for [`Spec::stable_may_turn_on`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    /// A send (a move).
+    Send,
+    /// A receipt.
+    Receive,
+    /// An internal step (a move).
+    Internal,
+    /// A message lost in transit (the model's theft).
+    Theft,
+}
+
 /// The harness's options that an application's moves depend on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Setup {
@@ -119,6 +132,14 @@ pub trait Spec:
     /// it receives meanwhile (partial-order reduction: a process that cannot sends nothing
     /// more). The default, `true`, is always safe.
     fn may_move_again(&self, _budget: u8) -> bool {
+        true
+    }
+
+    /// Whether stable predicate number `i` of [`Spec::stable`], false before a step of kind
+    /// `step` (with options `setup`), may be true after it (partial-order reduction: a snapshot's completing step reads
+    /// the predicates, so it does not commute with a step that may turn one on). The default,
+    /// `true`, is always safe.
+    fn stable_may_turn_on(_i: usize, _step: StepKind, _setup: &Setup) -> bool {
         true
     }
 

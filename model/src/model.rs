@@ -278,6 +278,16 @@ impl<A: Spec> ChandyLamport<A> {
         }
     }
 
+    /// Every enabled action of `s`, in the model's order (the unreduced list, whatever `--por`).
+    pub fn enabled(&self, s: &State<A>) -> Vec<Act<A>> {
+        let mut all = Vec::new();
+        self.each_action(s, |a| {
+            all.push(a);
+            true
+        });
+        all
+    }
+
     /// Whether no action is enabled.
     pub fn is_final(&self, s: &State<A>) -> bool {
         let mut any = false;

@@ -17,7 +17,7 @@
 //! [`Analysis::dependent`] is the declared relation on enabled actions, which the tests check
 //! semantically (both orders enabled and equal states) on random reachable states.
 
-use chandy_lamport::spec::Spec;
+use chandy_lamport::spec::{Spec, StepKind};
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId, Variant};
 use smallvec::SmallVec;
 
@@ -36,6 +36,9 @@ pub enum Group {
     Flush(u8),
     /// Every removal from a channel: deliveries, thefts, lost markers.
     Recv(u8),
+    /// No action of its own: the groups that keep a house from recording outside the set (its
+    /// initiations and deferred work, and every channel that may bring it a first marker).
+    Guard(u8),
 }
 
 /// The group of `action`.
@@ -105,6 +108,12 @@ pub struct Analysis<'a, A: Spec> {
     open: SmallVec<[u32; 8]>,
     /// Per house: it holds deferred work.
     deferred: SmallVec<[bool; 8]>,
+    /// Full mode: no step can turn on a stable predicate of the application that is false here,
+    /// and receipts commute with moves: a completing step then commutes with every step that
+    /// leaves "distribution terminated" as it is (see [`Analysis::quiet`]).
+    quiet_app: bool,
+    /// "Distribution terminated" holds here.
+    terminated: bool,
 }
 
 impl<'a, A: Spec> Analysis<'a, A> {
@@ -112,7 +121,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
     pub fn new(m: &'a ChandyLamport<A>, s: &'a State<A>, actions: &'a [Act<A>]) -> Self {
         let t = m.topology();
         let n = t.len();
-        let groups = 3 * n + t.channels().len();
+        let groups = 4 * n + t.channels().len();
         let mut members: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); groups];
         let mut this = Analysis {
             m,
@@ -124,7 +133,21 @@ impl<'a, A: Spec> Analysis<'a, A> {
             all: m.snapshot_ids().fold(0, |b, x| b | 1 << x.0),
             open: SmallVec::new(),
             deferred: s.procs.iter().map(|p| p.has_deferred()).collect(),
+            quiet_app: false,
+            terminated: false,
         };
+        if m.cfg.mode == Mode::Full && A::RECEIPTS_COMMUTE && !m.cfg.theft {
+            // "Distribution terminated": no move enabled and no cart in transit.
+            let moves = actions.iter().any(|a| matches!(a, Action::Send { .. } | Action::Internal { .. }));
+            this.terminated = !moves && s.chans.all().iter().all(|p| !p.is_app());
+            let kinds = [StepKind::Send, StepKind::Receive, StepKind::Internal];
+            let may_turn_on = |i: usize| kinds.iter().any(|&k| A::stable_may_turn_on(i - 1, k, &m.setup));
+            let fragile: SmallVec<[usize; 4]> = (1..m.predicates.len()).filter(|&i| may_turn_on(i)).collect();
+            this.quiet_app = fragile.is_empty() || {
+                let y = m.y_live(s);
+                fragile.iter().all(|&i| y & (1 << i) != 0)
+            };
+        }
         let started: u32 = m.snapshot_ids().filter(|&x| s.started(x)).fold(0, |b, x| b | 1 << x.0);
         this.open = s
             .procs
@@ -144,7 +167,8 @@ impl<'a, A: Spec> Analysis<'a, A> {
             Group::Moves(q) => q as usize,
             Group::Init(q) => self.n + q as usize,
             Group::Flush(q) => 2 * self.n + q as usize,
-            Group::Recv(c) => 3 * self.n + c as usize,
+            Group::Guard(q) => 3 * self.n + q as usize,
+            Group::Recv(c) => 4 * self.n + c as usize,
         }
     }
 
@@ -154,7 +178,8 @@ impl<'a, A: Spec> Analysis<'a, A> {
             i if i < n => Group::Moves(i as u8),
             i if i < 2 * n => Group::Init((i - n) as u8),
             i if i < 3 * n => Group::Flush((i - 2 * n) as u8),
-            i => Group::Recv((i - 3 * n) as u8),
+            i if i < 4 * n => Group::Guard((i - 3 * n) as u8),
+            i => Group::Recv((i - 4 * n) as u8),
         }
     }
 
@@ -167,19 +192,34 @@ impl<'a, A: Spec> Analysis<'a, A> {
         self.m.topology().incoming(ProcessId(q as u16)).iter().map(|c| c.0 as u8)
     }
 
-    /// Channel `c` may, now or after steps of others, bring its receiver a marker of a snapshot
-    /// the receiver has not recorded (a receipt there may make it record).
-    fn hazard(&self, c: u8) -> bool {
+    /// Channel `c` holds a marker of a snapshot its receiver has not recorded: its receipt, once
+    /// the packets ahead of it are delivered, makes the receiver record.
+    fn first_marker_in(&self, c: u8) -> bool {
+        let q = self.ends(c).1;
+        let unrecorded = self.all & !self.rec[q];
+        unrecorded != 0
+            && self.s.chans.get(c as usize).iter().any(|p| match p.msg {
+                Message::Marker(x) => unrecorded & (1 << x.0) != 0,
+                Message::App(_) => false,
+            })
+    }
+
+    /// The sender of `c` may still put on it a marker of a snapshot its receiver has not
+    /// recorded (it has not recorded that snapshot itself, or holds deferred markers).
+    fn may_send_first_marker(&self, c: u8) -> bool {
         let (r, q) = self.ends(c);
         let unrecorded = self.all & !self.rec[q];
-        if unrecorded == 0 {
-            return false;
+        unrecorded != 0 && (unrecorded & !self.rec[r] != 0 || self.deferred[r])
+    }
+
+    /// What keeps the receiver of `c` from receiving a first marker on `c` outside the set: the
+    /// channel's removals if one is in it, else the sender's guard if it may still send one.
+    fn keep_first_markers_off(&self, c: u8, out: &mut SmallVec<[usize; 16]>) {
+        if self.first_marker_in(c) {
+            out.push(self.index(Group::Recv(c)));
+        } else if self.may_send_first_marker(c) {
+            out.push(self.index(Group::Guard(self.ends(c).0 as u8)));
         }
-        let in_channel = self.s.chans.get(c as usize).iter().any(|p| match p.msg {
-            Message::Marker(x) => unrecorded & (1 << x.0) != 0,
-            Message::App(_) => false,
-        });
-        in_channel || unrecorded & !self.rec[r] != 0 || self.deferred[r]
     }
 
     /// House `r` may still put something on its outgoing channels: a move, or a marker.
@@ -201,10 +241,22 @@ impl<'a, A: Spec> Analysis<'a, A> {
         let owner = match *a {
             Action::Deliver { channel, index } => {
                 let packet = self.s.chans.get(channel as usize).get(index as usize);
-                if !packet.is_some_and(|p| !p.is_app()) {
+                let Some(Message::Marker(x)) = packet.map(|p| p.msg) else { return false };
+                let q = self.ends(channel).1;
+                let bit = 1 << x.0;
+                if (0..self.n).any(|w| w != q && self.open[w] & bit != 0) {
                     return false;
                 }
-                self.ends(channel).1
+                // The last house open for x: completing if this closes its last open record.
+                let t = self.m.topology();
+                let slot = self.s.procs[q].slot(x);
+                let open = t
+                    .incoming(ProcessId(q as u16))
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &c)| c.0 != u32::from(channel) && !slot.is_some_and(|sl| sl.marker(i)))
+                    .count();
+                return self.open[q] & bit != 0 && open == 0;
             }
             Action::Initiate { house, .. } | Action::Flush { house } => house as usize,
             _ => return false,
@@ -217,11 +269,17 @@ impl<'a, A: Spec> Analysis<'a, A> {
     /// (full mode records S_begin's stable predicates and what was stolen so far), or a step that
     /// may complete one.
     pub fn global(&self, a: &Act<A>) -> bool {
+        self.starting(a) || self.completing(a)
+    }
+
+    /// Whether enabled action `a` starts a snapshot (full mode records S_begin's stable
+    /// predicates and what was stolen so far).
+    fn starting(&self, a: &Act<A>) -> bool {
         match *a {
             Action::Initiate { snapshot, .. } => {
-                self.m.cfg.mode == Mode::Full && !self.s.started(SnapshotId(u32::from(snapshot))) || self.completing(a)
+                self.m.cfg.mode == Mode::Full && !self.s.started(SnapshotId(u32::from(snapshot)))
             }
-            _ => self.completing(a),
+            _ => false,
         }
     }
 
@@ -268,12 +326,15 @@ impl<'a, A: Spec> Analysis<'a, A> {
                 out.push(self.index(Group::Init(q as u8)));
                 out.push(self.index(Group::Flush(q as u8)));
                 for c in self.incoming(q) {
-                    if !A::RECEIPTS_COMMUTE || self.deferred[q] || self.hazard(c) {
+                    if !A::RECEIPTS_COMMUTE || self.deferred[q] {
                         out.push(self.index(Group::Recv(c)));
+                    } else {
+                        self.keep_first_markers_off(c, out);
                     }
                 }
             }
             Group::Init(q) | Group::Flush(q) => self.house_groups(q as usize, out),
+            Group::Guard(_) => {}
             Group::Recv(c) => {
                 let q = self.ends(c).1;
                 if self.recording_receipt(g) {
@@ -284,8 +345,8 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     out.push(self.index(Group::Init(q as u8)));
                     out.push(self.index(Group::Flush(q as u8)));
                     for c2 in self.incoming(q) {
-                        if c2 != c && self.hazard(c2) {
-                            out.push(self.index(Group::Recv(c2)));
+                        if c2 != c {
+                            self.keep_first_markers_off(c2, out);
                         }
                     }
                 }
@@ -311,6 +372,14 @@ impl<'a, A: Spec> Analysis<'a, A> {
             // An initiation disabled here (recorded) never comes back; no deferred work arises
             // in the correct algorithm.
             Group::Init(_) | Group::Flush(_) => {}
+            // A house records by initiating, by deferred work, or on a first marker.
+            Group::Guard(r) => {
+                out.push(self.index(Group::Init(r)));
+                out.push(self.index(Group::Flush(r)));
+                for c in self.incoming(r as usize) {
+                    self.keep_first_markers_off(c, out);
+                }
+            }
             Group::Recv(c) => {
                 let more_labels = self.m.cfg.theft || self.s.chans.get(c as usize).is_empty();
                 if !more_labels {
@@ -322,13 +391,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     out.push(self.index(Group::Moves(r as u8)));
                 }
                 if markers {
-                    out.push(self.index(Group::Init(r as u8)));
-                    out.push(self.index(Group::Flush(r as u8)));
-                    for c2 in self.incoming(r) {
-                        if self.hazard(c2) {
-                            out.push(self.index(Group::Recv(c2)));
-                        }
-                    }
+                    out.push(self.index(Group::Guard(r as u8)));
                 }
             }
         }
@@ -337,6 +400,29 @@ impl<'a, A: Spec> Analysis<'a, A> {
     /// The stubborn set grown from group `seed`: one flag per group, or `None` when it holds a
     /// step that reads the whole state (then every enabled action is explored).
     fn closure(&self, seed: usize) -> Option<Vec<bool>> {
+        let plain = self.grow(seed, false).flatten();
+        if !self.quiet_app {
+            return plain;
+        }
+        let Some(Some(quiet)) = self.grow(seed, true) else { return plain };
+        match plain {
+            Some(p) if self.size(&p) <= self.size(&quiet) => Some(p),
+            _ => Some(quiet),
+        }
+    }
+
+    /// The enabled actions in the set.
+    fn size(&self, in_t: &[bool]) -> usize {
+        (0..in_t.len()).filter(|&g| in_t[g]).map(|g| self.members[g].len()).sum()
+    }
+
+    /// Grows the set from `seed`. With `quiet`, completing steps are ordinary marker receipts
+    /// and the set keeps "distribution terminated" false (two blockers, see [`Analysis::quiet`]):
+    /// `None` when it cannot. Without, completions are kept out of reach (see
+    /// [`Analysis::unfrozen`]): `Some(None)` when the set holds a step that reads the whole
+    /// state.
+    #[allow(clippy::option_option)]
+    fn grow(&self, seed: usize, quiet: bool) -> Option<Option<Vec<bool>>> {
         let mut in_t = vec![false; self.members.len()];
         let mut work: Vec<usize> = vec![seed];
         in_t[seed] = true;
@@ -345,8 +431,12 @@ impl<'a, A: Spec> Analysis<'a, A> {
             while let Some(g) = work.pop() {
                 out.clear();
                 if !self.members[g].is_empty() {
-                    if self.members[g].iter().any(|&i| self.global(&self.actions[i])) {
-                        return None;
+                    let global = |i: &usize| {
+                        let a = &self.actions[*i];
+                        self.starting(a) || !quiet && self.completing(a)
+                    };
+                    if self.members[g].iter().any(global) {
+                        return if quiet { None } else { Some(None) };
                     }
                     self.deps(g, &mut out);
                 }
@@ -358,21 +448,75 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     }
                 }
             }
-            // No step outside the set may complete a snapshot (full mode reads the whole state
-            // then): some house whose part is open keeps a channel whose record is open inside
-            // the set.
-            match self.unfrozen(&in_t) {
+            let extra = if quiet { self.quiet(&in_t)? } else { self.unfrozen(&in_t) };
+            match extra {
                 Some(extra) => {
                     in_t[extra] = true;
                     work.push(extra);
                 }
-                None => return Some(in_t),
+                None => return Some(Some(in_t)),
             }
         }
     }
 
-    /// In full mode, a group to add so that some started, incomplete snapshot cannot complete
-    /// outside the set; `None` when every one is held.
+    /// With receipts commuting with moves and no stable predicate of the application able to
+    /// come true, a snapshot's completing step (which reads the stable predicates, and every
+    /// channel's carts, which FIFO receipts and sends change alike in either order) commutes
+    /// with every step that leaves "distribution terminated" false. That holds of every step
+    /// outside the set, and of one step of the set after them, while the set keeps two
+    /// *blockers*: a house with an enabled move whose moves are in the set (steps outside
+    /// cannot disable them: receipts disable no move; it counts twice when none of its moves is
+    /// an internal step, since a send of its own keeps a cart in transit), or a cart in a
+    /// channel whose removals are in the set (a channel with two carts counts twice); one step
+    /// removes at most one, and a send keeps a cart in transit. Returns `Some(None)` when the set is quiet, a group
+    /// to add, or `None` when no blocker is left to add.
+    #[allow(clippy::option_option)]
+    fn quiet(&self, in_t: &[bool]) -> Option<Option<usize>> {
+        if self.terminated {
+            return Some(None);
+        }
+        let mut blockers = 0;
+        let mut candidate: Option<(usize, usize)> = None;
+        for q in 0..self.n {
+            let g = self.index(Group::Moves(q as u8));
+            let size = self.members[g].len();
+            if size == 0 {
+                continue;
+            }
+            if in_t[g] {
+                // Only an internal step of its own may disable its moves.
+                let internal = self.members[g].iter().any(|&i| matches!(self.actions[i], Action::Internal { .. }));
+                blockers += if internal { 1 } else { 2 };
+            } else if candidate.is_none_or(|(s, _)| size < s) {
+                candidate = Some((size, g));
+            }
+        }
+        for c in 0..self.m.topology().channels().len() {
+            let carts = self.s.carts(c).min(2);
+            if carts == 0 {
+                continue;
+            }
+            let g = self.index(Group::Recv(c as u8));
+            if in_t[g] {
+                blockers += carts;
+            } else if candidate.is_none_or(|(s, _)| self.members[g].len() < s) {
+                candidate = Some((self.members[g].len(), g));
+            }
+        }
+        if blockers >= 2 {
+            return Some(None);
+        }
+        candidate.map(|(_, g)| Some(g))
+    }
+
+    /// In full mode, a group to add so that no started, incomplete snapshot can complete by
+    /// steps outside the set, nor by one step of the set taken after them (a completing step
+    /// reads the whole state); `None` when every snapshot is held. A snapshot completes when its
+    /// last open record (a house's incoming channel whose marker has not arrived) closes, and
+    /// only the receipt of its marker closes one. Steps outside the set cannot close a record
+    /// on a channel whose removals are in the set ("held"); so one held record keeps a snapshot
+    /// from completing outside the set, and two keep any one step of the set from completing it
+    /// after steps outside, which matters when the set delivers a marker of it.
     fn unfrozen(&self, in_t: &[bool]) -> Option<usize> {
         if self.m.cfg.mode != Mode::Full {
             return None;
@@ -381,16 +525,21 @@ impl<'a, A: Spec> Analysis<'a, A> {
         for x in self.m.snapshot_ids() {
             let bit = 1 << x.0;
             let mut best: Option<(bool, usize)> = None;
-            let mut held = false;
+            let (mut held, mut open, mut closing) = (0, 0, false);
             for w in (0..self.n).filter(|&w| self.open[w] & bit != 0) {
                 let slot = self.s.procs[w].slot(x);
                 for (i, &c) in t.incoming(ProcessId(w as u16)).iter().enumerate() {
                     if slot.is_some_and(|sl| sl.marker(i)) {
                         continue;
                     }
+                    open += 1;
                     let g = self.index(Group::Recv(c.0 as u8));
                     if in_t[g] {
-                        held = true;
+                        held += 1;
+                        closing |= self.members[g].iter().any(|&k| {
+                            matches!(self.delivered(&self.actions[k]), Some((_, false, b)) if b == bit)
+                        });
+                        continue;
                     }
                     let busy = !self.s.chans.get(c.index()).is_empty();
                     if best.is_none_or(|(b, _)| busy && !b) {
@@ -398,7 +547,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     }
                 }
             }
-            if !held {
+            if held < open.min(if closing { 2 } else { 1 }) {
                 if let Some((_, g)) = best {
                     return Some(g);
                 }
@@ -424,7 +573,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
                 continue;
             }
             let Some(in_t) = self.closure(seed) else { continue };
-            let size: usize = (0..in_t.len()).filter(|&g| in_t[g]).map(|g| self.members[g].len()).sum();
+            let size = self.size(&in_t);
             if best.as_ref().is_none_or(|(b, _)| size < *b) {
                 best = Some((size, in_t));
                 if size == 1 {
@@ -437,6 +586,20 @@ impl<'a, A: Spec> Analysis<'a, A> {
             return None;
         }
         Some(self.actions.iter().map(|a| in_t[self.index(group(a))]).collect())
+    }
+
+    /// Per seed group with an enabled action: the groups of its stubborn set, or `None` when it
+    /// holds a step reading the whole state (a debugging aid).
+    pub fn seeds(&self) -> Vec<(Group, Option<Vec<Group>>)> {
+        (0..self.members.len())
+            .filter(|&g| !self.members[g].is_empty())
+            .map(|g| {
+                let set = self
+                    .closure(g)
+                    .map(|in_t| (0..in_t.len()).filter(|&h| in_t[h]).map(|h| self.group_at(h)).collect());
+                (self.group_at(g), set)
+            })
+            .collect()
     }
 
     /// The declared dependency of two distinct enabled actions in this state: one's group is
