@@ -305,6 +305,85 @@ mod tests {
     }
 
     #[test]
+    fn what_partial_order_reduction_may_assume_of_the_bank() {
+        use crate::spec::{StepKind, TERMINATED};
+        let t = Topology::ring(2).unwrap();
+        let setups = [Setup { internal: false }, Setup { internal: true }];
+        let moves_of = |b: &Bank, setup: &Setup| {
+            let mut v = Vec::new();
+            b.moves(ProcessId(0), &t, setup, &mut |m| v.push(m));
+            v
+        };
+        for setup in &setups {
+            for jars in 0..4 {
+                let b = Bank { jars, sold: 1 };
+                let before = moves_of(&b, setup);
+                for cart in [Jars(1), Jars(2)] {
+                    let mut r = b;
+                    r.on_message(ProcessId(1), &cart);
+                    let after = moves_of(&r, setup);
+                    // A receipt disables no move, and enables moves only where none was enabled.
+                    assert!(before.iter().all(|m| after.contains(m)));
+                    assert!(before.is_empty() || after == before);
+                    for mv in &before {
+                        let apply = |mut x: Bank| {
+                            match mv {
+                                Move::Send { msg, .. } => x.on_send(ProcessId(1), msg).unwrap(),
+                                Move::Internal(sale) => x.on_internal(sale).unwrap(),
+                            }
+                            x
+                        };
+                        let mut moved_then_received = apply(b);
+                        moved_then_received.on_message(ProcessId(1), &cart);
+                        assert_eq!(apply(r), moved_then_received, "{mv:?} and a receipt of {cart:?}");
+                    }
+                }
+            }
+        }
+        // Budget: every move costs one unit.
+        assert!(!Bank::new(3).may_move_again(0) && Bank::new(0).may_move_again(1));
+        // The predicates each kind of step may turn on, checked on every small two-house state
+        // (jars in stock 0..2, carts of one jar in transit 0..2 on the first road).
+        let names: Vec<&str> = Bank::stable().iter().map(|p| p.name).collect();
+        assert_eq!(names, [DEFICIT, EXHAUSTED]);
+        assert_ne!(names[0], TERMINATED);
+        let view_of = |states: &[Bank; 2], carts: usize, setup: Setup| -> [bool; 2] {
+            let channels = [vec![Jars(1); carts], Vec::new()];
+            let v = View { topology: &t, states, budgets: &[1, 1], channels: &channels, initial: 4, setup };
+            [deficit(&v), exhausted(&v)]
+        };
+        for setup in setups {
+            for (a, b, carts) in (0..3).flat_map(|a| (0..3).flat_map(move |b| (0..3).map(move |c| (a, b, c)))) {
+                if a + b + carts as u32 > 4 {
+                    continue;
+                }
+                let sold = 4 - a - b - carts as u32;
+                let states = [Bank { jars: a, sold }, Bank { jars: b, sold: 0 }];
+                let before = view_of(&states, carts, setup);
+                let mut steps: Vec<(StepKind, [Bank; 2], usize)> = Vec::new();
+                if a > 0 {
+                    steps.push((StepKind::Send, [Bank { jars: a - 1, sold }, states[1]], carts + 1));
+                    if setup.internal {
+                        steps.push((StepKind::Internal, [Bank { jars: a - 1, sold: sold + 1 }, states[1]], carts));
+                    }
+                }
+                if carts > 0 {
+                    steps.push((StepKind::Receive, [states[0], Bank { jars: b + 1, sold: 0 }], carts - 1));
+                    steps.push((StepKind::Theft, states, carts - 1));
+                }
+                for (kind, after, carts) in steps {
+                    let after = view_of(&after, carts, setup);
+                    for i in 0..2 {
+                        if !before[i] && after[i] {
+                            assert!(Bank::stable_may_turn_on(i, kind, &setup), "{kind:?} turns on {}", names[i]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_house_moves_one_jar_on_each_road_and_sells_with_internal_steps() {
         let t = Topology::complete(3).unwrap();
         let mut moves = Vec::new();

@@ -192,7 +192,7 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// Visits every enabled action in a fixed order; stops early when `visit` returns false. A
     /// state reached by a refused step is a dead end.
-    pub(crate) fn each_action(&self, s: &State<A>, mut visit: impl FnMut(Act<A>) -> bool) {
+    fn each_action(&self, s: &State<A>, mut visit: impl FnMut(Act<A>) -> bool) {
         if s.refused.is_some() {
             return;
         }

@@ -3,19 +3,23 @@
 //! Explorer see the same reduced graph. The README ("Partial-order reduction") gives the
 //! argument; in short:
 //!
-//! - every step decreases the measure `2·Σ budget + Σ (carts in flight) + Σ (markers still to
-//!   send or in flight) + (deferred work)`, so the state graph is acyclic and nothing is ignored;
+//! - the state graph is acyclic (every step spends budget, removes a message in transit or
+//!   records a snapshot), so no step is ignored forever;
 //! - the persistent sets are built as stubborn sets over *groups* of actions (a house's moves,
 //!   its initiations, its deferred work, and every removal from one channel), closed under a
 //!   dependency relation that holds in the current state and in every state reachable from it by
 //!   actions outside the set, and under necessary enabling sets for disabled members; every set
 //!   holds an enabled action other than an initiation whenever there is one, so terminal and
 //!   quiescent states are all reached;
+//! - full mode's ghost data reads the whole state when a snapshot starts (every state where one
+//!   may still start is fully expanded) and when it completes (the set keeps the stable
+//!   predicates unchanged, see [`Analysis`]'s `quiet`, or keeps completions out of reach);
 //! - the properties are judged where a violation (or an example) is permanent, or, for "two
-//!   snapshots overlap", on states the reduced search reaches anyway (see the README).
+//!   snapshots overlap", on states the reduced search reaches anyway.
 //!
 //! [`Analysis::dependent`] is the declared relation on enabled actions, which the tests check
-//! semantically (both orders enabled and equal states) on random reachable states.
+//! semantically (both orders enabled and equal states) on random reachable states; the tests
+//! also check each chosen set's persistence directly, on bounded paths outside it.
 
 use chandy_lamport::spec::{Spec, StepKind};
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId, Variant};
@@ -55,10 +59,27 @@ pub fn group<M, S>(action: &Action<M, S>) -> Group {
 }
 
 /// Whether the reduction applies to `cfg` (otherwise every enabled action is explored). The
-/// dependency relation below is argued for the correct algorithm on FIFO channels; the fault
-/// variants change what a receipt or a marker does, so they keep the full graph.
+/// dependency relation below is argued for the correct algorithm, and holds as well for the
+/// fault variants that only change what is recorded on one channel, send fewer markers, or
+/// reorder or lose messages (without theft: a cart that overtakes a marker could be stolen after
+/// its snapshot completed, changing that snapshot's data). The others change what a receipt or
+/// a marker does to the rest of its house (a stale copy written on every receipt, work deferred
+/// to the next step, records closed together or kept open until the house completes, a
+/// duplicate marker refused, a marker closing another snapshot's record): they keep the full
+/// graph.
 fn reducible<A: Spec>(m: &ChandyLamport<A>) -> bool {
-    m.cfg.por && m.cfg.mode != Mode::Literal && m.cfg.variant == Variant::None
+    let variant_ok = match m.cfg.variant {
+        Variant::None
+        | Variant::NoChannelRecording
+        | Variant::RecordsReversed
+        | Variant::RecordTwice
+        | Variant::SkipOneMarker
+        | Variant::NoMarkerForwarding
+        | Variant::LoseMarkers => true,
+        Variant::NonFifo => !m.cfg.theft,
+        _ => false,
+    };
+    m.cfg.por && m.cfg.mode != Mode::Literal && variant_ok
 }
 
 /// Replaces `actions` (every enabled action of `s`, in the model's order) by the persistent set
@@ -80,12 +101,7 @@ pub fn reduce<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, actions: &mut Vec<Act
 /// The persistent set the reduction explores from `s`, as a subset of the enabled actions (for
 /// tests; [`reduce`] is what the model runs).
 pub fn persistent_set<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<Act<A>> {
-    let mut actions = Vec::new();
-    m.each_action(s, |a| {
-        actions.push(a);
-        true
-    });
-    let mut reduced = actions.clone();
+    let mut reduced = m.enabled(s);
     if m.cfg.por {
         reduce(m, s, &mut reduced);
     }
@@ -110,7 +126,7 @@ pub struct Analysis<'a, A: Spec> {
     deferred: SmallVec<[bool; 8]>,
     /// Full mode: no step can turn on a stable predicate of the application that is false here,
     /// and receipts commute with moves: a completing step then commutes with every step that
-    /// leaves "distribution terminated" as it is (see [`Analysis::quiet`]).
+    /// leaves "distribution terminated" as it is (see `quiet`).
     quiet_app: bool,
     /// "Distribution terminated" holds here.
     terminated: bool,
@@ -136,7 +152,9 @@ impl<'a, A: Spec> Analysis<'a, A> {
             quiet_app: false,
             terminated: false,
         };
-        if m.cfg.mode == Mode::Full && A::RECEIPTS_COMMUTE && !m.cfg.theft {
+        // The completing step's other reading (every channel's carts, against the carts sent and
+        // received since the cut) commutes with sends and receipts on FIFO channels only.
+        if m.cfg.mode == Mode::Full && A::RECEIPTS_COMMUTE && !m.cfg.theft && m.cfg.variant != Variant::NonFifo {
             // "Distribution terminated": no move enabled and no cart in transit.
             let moves = actions.iter().any(|a| matches!(a, Action::Send { .. } | Action::Internal { .. }));
             this.terminated = !moves && s.chans.all().iter().all(|p| !p.is_app());
@@ -152,7 +170,11 @@ impl<'a, A: Spec> Analysis<'a, A> {
         this.open = s
             .procs
             .iter()
-            .map(|p| m.snapshot_ids().filter(|&x| started & (1 << x.0) != 0 && !p.is_complete(x)).fold(0, |b, x| b | 1 << x.0))
+            .map(|p| {
+                m.snapshot_ids()
+                    .filter(|&x| started & (1 << x.0) != 0 && !p.is_complete(x))
+                    .fold(0, |b, x| b | 1 << x.0)
+            })
             .collect();
         for (i, a) in actions.iter().enumerate() {
             let g = this.index(group(a));
@@ -381,7 +403,11 @@ impl<'a, A: Spec> Analysis<'a, A> {
                 }
             }
             Group::Recv(c) => {
-                let more_labels = self.m.cfg.theft || self.s.chans.get(c as usize).is_empty();
+                // Thefts, lost markers and non-FIFO deliveries name positions: a message appended
+                // later brings a new action of the group.
+                let positional =
+                    self.m.cfg.theft || matches!(self.m.cfg.variant, Variant::NonFifo | Variant::LoseMarkers);
+                let more_labels = positional || self.s.chans.get(c as usize).is_empty();
                 if !more_labels {
                     return;
                 }
@@ -417,9 +443,9 @@ impl<'a, A: Spec> Analysis<'a, A> {
     }
 
     /// Grows the set from `seed`. With `quiet`, completing steps are ordinary marker receipts
-    /// and the set keeps "distribution terminated" false (two blockers, see [`Analysis::quiet`]):
+    /// and the set keeps "distribution terminated" false (two blockers, see `quiet`):
     /// `None` when it cannot. Without, completions are kept out of reach (see
-    /// [`Analysis::unfrozen`]): `Some(None)` when the set holds a step that reads the whole
+    /// `unfrozen`): `Some(None)` when the set holds a step that reads the whole
     /// state.
     #[allow(clippy::option_option)]
     fn grow(&self, seed: usize, quiet: bool) -> Option<Option<Vec<bool>>> {
@@ -536,9 +562,9 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     let g = self.index(Group::Recv(c.0 as u8));
                     if in_t[g] {
                         held += 1;
-                        closing |= self.members[g].iter().any(|&k| {
-                            matches!(self.delivered(&self.actions[k]), Some((_, false, b)) if b == bit)
-                        });
+                        closing |= self.members[g]
+                            .iter()
+                            .any(|&k| matches!(self.delivered(&self.actions[k]), Some((_, false, b)) if b == bit));
                         continue;
                     }
                     let busy = !self.s.chans.get(c.index()).is_empty();

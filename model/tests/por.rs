@@ -102,11 +102,26 @@ fn declared_independent_actions_commute_on_random_reachable_states() {
         ("bank full K=2", k2.clone()),
         ("bank full K=2, 2 snapshots", Config { snapshots: 2, ..k2.clone() }),
         ("bank full K=2, theft", Config { theft: true, ..k2.clone() }),
-        ("bank full K=2, internal, any initiator", Config { internal: true, initiators: InitiatorSpec::Any, ..k2.clone() }),
+        (
+            "bank full K=2, internal, any initiator",
+            Config { internal: true, initiators: InitiatorSpec::Any, ..k2.clone() },
+        ),
         ("bank basic K=2", Config { mode: Mode::Basic, ..k2.clone() }),
         ("bank full K=2, ring of 4", config(4, TopologySpec::Ring, 2, 1, InitiatorSpec::Only(vec![0]))),
-        ("bank full K=2, late-record", Config { variant: Variant::LateRecord, ..k2.clone() }),
     ];
+    // The fault variants the reduction applies to (the others keep the full graph).
+    let mut cases = cases;
+    for variant in [
+        Variant::NoChannelRecording,
+        Variant::RecordsReversed,
+        Variant::RecordTwice,
+        Variant::SkipOneMarker,
+        Variant::NoMarkerForwarding,
+        Variant::LoseMarkers,
+        Variant::NonFifo,
+    ] {
+        cases.push((variant.name(), Config { variant, ..k2.clone() }));
+    }
     for (name, c) in cases {
         let pairs = independence::<Bank>(&c, 300, 7);
         assert!(pairs > 1000, "{name}: only {pairs} independent pairs checked");
@@ -195,6 +210,9 @@ fn chosen_sets_are_persistent_on_small_configurations() {
     assert!(persistence::<Bank>(&Config { snapshots: 2, ..two.clone() }, 4) > 100);
     let ring = Config { tokens: Some(1), ..config(3, TopologySpec::Ring, 1, 1, InitiatorSpec::Only(vec![0])) };
     assert!(persistence::<Orders>(&ring, 4) > 0);
+    for variant in [Variant::RecordsReversed, Variant::SkipOneMarker, Variant::LoseMarkers, Variant::NonFifo] {
+        assert!(persistence::<Bank>(&Config { variant, ..two.clone() }, 4) > 100, "{variant}");
+    }
 }
 
 /// The terminal and the quiescent states reachable in `m`'s graph.
@@ -272,7 +290,8 @@ fn verdicts_are_the_same_with_and_without_por() {
     let ring = config(3, TopologySpec::Ring, 2, 1, InitiatorSpec::Only(vec![0]));
     let (full, _) = same_verdicts::<Orders>("orders ring", &ring);
     assert_eq!(full, 379_902);
-    let stale = Config { variant: Variant::StaleState, ..config(3, TopologySpec::Ring, 1, 1, InitiatorSpec::Only(vec![0])) };
+    let stale =
+        Config { variant: Variant::StaleState, ..config(3, TopologySpec::Ring, 1, 1, InitiatorSpec::Only(vec![0])) };
     same_verdicts::<Orders>("orders ring stale-state", &stale);
 }
 
@@ -319,11 +338,27 @@ fn every_variant_fails_alike_with_por_and_its_counterexamples_replay_without() {
         };
         let c = Config { variant, ..c };
         let with = replay_discoveries::<Bank>(&c, variant.name());
+        // Where the reduction applies, it reduces.
+        let (full, terminal, quiescent) = ends(&model_of::<Bank>(&c, false));
+        let (reduced, terminal_por, quiescent_por) = ends(&model_of::<Bank>(&c, true));
+        assert!(terminal == terminal_por && quiescent == quiescent_por, "{variant}: other terminal states");
+        let reducible = !matches!(
+            variant,
+            Variant::SendBeforeMarker
+                | Variant::CloseAllOnFirstMarker
+                | Variant::KeepRecordingAfterMarker
+                | Variant::LateRecord
+                | Variant::StaleState
+                | Variant::SwapRecord
+                | Variant::DoubleMarker
+        );
+        assert_eq!(reduced < full, reducible, "{variant}: {reduced} states with --por, {full} without");
         // Both searches are exhaustive: the same properties have a discovery.
         let mut without: Vec<&str> = discoveries(model_of::<Bank>(&c, false)).into_keys().collect();
         without.sort_unstable();
         assert_eq!(with, without, "{variant}");
-        let always = model_of::<Bank>(&c, false).properties().into_iter().filter(|p| p.expectation == Expectation::Always);
+        let always =
+            model_of::<Bank>(&c, false).properties().into_iter().filter(|p| p.expectation == Expectation::Always);
         assert!(always.map(|p| p.name).any(|n| with.contains(&n)), "{variant}: no counterexample");
     }
 }
