@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::core::{Application, Refusal};
 use crate::runtime::{Outbox, Service};
 use crate::snapshot::Tokens;
-use crate::spec::{accounted, Move, Setup, Spec, Stable, View};
+use crate::spec::{accounted, Move, Setup, Spec, Stable, StepKind, View};
 use crate::topology::{ProcessId, Topology};
 
 /// A house: jars in stock, and jars sold to its port town so far.
@@ -116,6 +116,27 @@ impl Spec for Bank {
         if setup.internal {
             out(Move::Internal(Sale(1)));
         }
+    }
+
+    /// A receipt adds jars: it disables no move, commutes with a transfer or a sale (which
+    /// need a jar in stock, still there after the receipt) and with other receipts, and enables
+    /// moves only from a house with no jar, which had none enabled.
+    const RECEIPTS_COMMUTE: bool = true;
+
+    /// A deficit comes only from a theft; exhaustion only from a sale or a theft (a send leaves
+    /// the jar in transit, a receipt puts it in stock).
+    fn stable_may_turn_on(i: usize, step: StepKind, setup: &Setup) -> bool {
+        match (i, step) {
+            (_, StepKind::Theft) => true,
+            (0, _) => false,
+            (_, StepKind::Internal) => setup.internal,
+            _ => false,
+        }
+    }
+
+    /// Every move costs one unit of budget.
+    fn may_move_again(&self, budget: u8) -> bool {
+        budget > 0
     }
 
     /// Jars in stock and jars sold: only theft takes jars out of the ledger.
@@ -281,6 +302,85 @@ mod tests {
         let moving: &'static [Vec<Jars>] = Box::leak(Box::new([vec![Jars(1)], Vec::new()]));
         let in_transit = view(&[Bank { jars: 0, sold: 3 }, Bank { jars: 0, sold: 0 }], &[0, 0], moving);
         assert!(!exhausted(&in_transit) && !deficit(&in_transit) && !terminated(&in_transit));
+    }
+
+    #[test]
+    fn what_partial_order_reduction_may_assume_of_the_bank() {
+        use crate::spec::{StepKind, TERMINATED};
+        let t = Topology::ring(2).unwrap();
+        let setups = [Setup { internal: false }, Setup { internal: true }];
+        let moves_of = |b: &Bank, setup: &Setup| {
+            let mut v = Vec::new();
+            b.moves(ProcessId(0), &t, setup, &mut |m| v.push(m));
+            v
+        };
+        for setup in &setups {
+            for jars in 0..4 {
+                let b = Bank { jars, sold: 1 };
+                let before = moves_of(&b, setup);
+                for cart in [Jars(1), Jars(2)] {
+                    let mut r = b;
+                    r.on_message(ProcessId(1), &cart);
+                    let after = moves_of(&r, setup);
+                    // A receipt disables no move, and enables moves only where none was enabled.
+                    assert!(before.iter().all(|m| after.contains(m)));
+                    assert!(before.is_empty() || after == before);
+                    for mv in &before {
+                        let apply = |mut x: Bank| {
+                            match mv {
+                                Move::Send { msg, .. } => x.on_send(ProcessId(1), msg).unwrap(),
+                                Move::Internal(sale) => x.on_internal(sale).unwrap(),
+                            }
+                            x
+                        };
+                        let mut moved_then_received = apply(b);
+                        moved_then_received.on_message(ProcessId(1), &cart);
+                        assert_eq!(apply(r), moved_then_received, "{mv:?} and a receipt of {cart:?}");
+                    }
+                }
+            }
+        }
+        // Budget: every move costs one unit.
+        assert!(!Bank::new(3).may_move_again(0) && Bank::new(0).may_move_again(1));
+        // The predicates each kind of step may turn on, checked on every small two-house state
+        // (jars in stock 0..2, carts of one jar in transit 0..2 on the first road).
+        let names: Vec<&str> = Bank::stable().iter().map(|p| p.name).collect();
+        assert_eq!(names, [DEFICIT, EXHAUSTED]);
+        assert_ne!(names[0], TERMINATED);
+        let view_of = |states: &[Bank; 2], carts: usize, setup: Setup| -> [bool; 2] {
+            let channels = [vec![Jars(1); carts], Vec::new()];
+            let v = View { topology: &t, states, budgets: &[1, 1], channels: &channels, initial: 4, setup };
+            [deficit(&v), exhausted(&v)]
+        };
+        for setup in setups {
+            for (a, b, carts) in (0..3).flat_map(|a| (0..3).flat_map(move |b| (0..3).map(move |c| (a, b, c)))) {
+                if a + b + carts as u32 > 4 {
+                    continue;
+                }
+                let sold = 4 - a - b - carts as u32;
+                let states = [Bank { jars: a, sold }, Bank { jars: b, sold: 0 }];
+                let before = view_of(&states, carts, setup);
+                let mut steps: Vec<(StepKind, [Bank; 2], usize)> = Vec::new();
+                if a > 0 {
+                    steps.push((StepKind::Send, [Bank { jars: a - 1, sold }, states[1]], carts + 1));
+                    if setup.internal {
+                        steps.push((StepKind::Internal, [Bank { jars: a - 1, sold: sold + 1 }, states[1]], carts));
+                    }
+                }
+                if carts > 0 {
+                    steps.push((StepKind::Receive, [states[0], Bank { jars: b + 1, sold: 0 }], carts - 1));
+                    steps.push((StepKind::Theft, states, carts - 1));
+                }
+                for (kind, after, carts) in steps {
+                    let after = view_of(&after, carts, setup);
+                    for i in 0..2 {
+                        if !before[i] && after[i] {
+                            assert!(Bank::stable_may_turn_on(i, kind, &setup), "{kind:?} turns on {}", names[i]);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

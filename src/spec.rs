@@ -23,6 +23,19 @@ pub enum Move<M, S> {
     Internal(S),
 }
 
+/// A kind of step, for [`Spec::stable_may_turn_on`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    /// A send (a move).
+    Send,
+    /// A receipt.
+    Receive,
+    /// An internal step (a move).
+    Internal,
+    /// A message lost in transit (the model's theft).
+    Theft,
+}
+
 /// The harness's options that an application's moves depend on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Setup {
@@ -105,6 +118,29 @@ pub trait Spec:
     /// moves (e.g. a reply to a request), or the state space is infinite.
     fn cost(_mv: &Move<Self::Msg, Self::Step>) -> u8 {
         1
+    }
+
+    /// Whether receipts commute with the receiver's moves, which lets partial-order reduction
+    /// (`model check --por`) explore fewer interleavings. Claim it only if, for every state,
+    /// every message `m` and every move `mv` enabled in that state (within budget): receiving `m`
+    /// disables no move; receiving `m` then making `mv`, and making `mv` then receiving `m`, give
+    /// the same state; receipts of two messages commute; and a receipt enables a new move only in
+    /// a state where no move is enabled. The default, `false`, is always safe.
+    const RECEIPTS_COMMUTE: bool = false;
+
+    /// Whether a process in this state with `budget` left may ever make another move, whatever
+    /// it receives meanwhile (partial-order reduction: a process that cannot sends nothing
+    /// more). The default, `true`, is always safe.
+    fn may_move_again(&self, _budget: u8) -> bool {
+        true
+    }
+
+    /// Whether stable predicate number `i` of [`Spec::stable`], false before a step of kind
+    /// `step` (with options `setup`), may be true after it (partial-order reduction: a snapshot's completing step reads
+    /// the predicates, so it does not commute with a step that may turn one on). The default,
+    /// `true`, is always safe.
+    fn stable_may_turn_on(_i: usize, _step: StepKind, _setup: &Setup) -> bool {
+        true
     }
 
     /// The conserved quantity a process holds (see [`Spec::CONSERVES`]).

@@ -144,6 +144,8 @@ pub struct Config {
     pub variant: Variant,
     /// Property mode.
     pub mode: Mode,
+    /// Partial-order reduction (`--por`): explore a persistent subset of the enabled steps.
+    pub por: bool,
 }
 
 impl Default for Config {
@@ -161,6 +163,7 @@ impl Default for Config {
             theft: false,
             variant: Variant::None,
             mode: Mode::Full,
+            por: false,
         }
     }
 }
@@ -248,6 +251,12 @@ pub enum ConfigError {
         /// Snapshots.
         snapshots: u8,
     },
+    /// Partial-order reduction with literal mode.
+    #[error(
+        "--por cannot be used with --properties literal: the history in every state records the order of all \
+         steps, so no two steps commute (use --properties full or basic)"
+    )]
+    PorLiteral,
     /// More carts than the ghost data's theft counter holds.
     #[error("--theft: {houses} houses x --sends {sends} = {carts} carts could be stolen, but the model counts stolen jars in one byte (at most 255)")]
     TheftCount {
@@ -281,6 +290,8 @@ pub struct Resolved {
     pub variant: Variant,
     /// Property mode.
     pub mode: Mode,
+    /// Partial-order reduction.
+    pub por: bool,
     /// Lines of the topology file that were ignored (self-links), for the caller to show.
     pub warnings: Vec<TopWarning>,
 }
@@ -356,6 +367,9 @@ impl Config {
         if self.mode == Mode::Literal && (n > 4 || self.sends > 2 || self.snapshots > 2) {
             return Err(ConfigError::TooBigForLiteral { procs: n, sends: self.sends, snapshots: self.snapshots });
         }
+        if self.por && self.mode == Mode::Literal {
+            return Err(ConfigError::PorLiteral);
+        }
         let carts = n * usize::from(self.sends);
         if self.theft && carts > 255 {
             return Err(ConfigError::TheftCount { houses: n, sends: self.sends, carts });
@@ -371,6 +385,7 @@ impl Config {
             theft: self.theft,
             variant: self.variant,
             mode: self.mode,
+            por: self.por,
             warnings,
         })
     }

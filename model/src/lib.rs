@@ -6,6 +6,7 @@ pub mod engine;
 pub mod ghost;
 pub mod literal;
 pub mod model;
+pub mod por;
 pub mod properties;
 pub mod run;
 pub mod stamp;

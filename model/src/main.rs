@@ -156,6 +156,10 @@ struct ModelArgs {
     /// basic, full or literal.
     #[arg(long, default_value = "full")]
     properties: Mode,
+    /// Partial-order reduction: from each state explore only a persistent set of the enabled
+    /// steps (same verdicts, fewer states; not with --properties literal or --symmetry).
+    #[arg(long)]
+    por: bool,
 }
 
 /// A count of at least 1.
@@ -227,6 +231,7 @@ impl ModelArgs {
             theft: self.theft,
             variant: self.variant,
             mode: self.properties,
+            por: self.por,
         };
         let resolved = config.resolve()?;
         for w in &resolved.warnings {
@@ -340,6 +345,9 @@ fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitC
 
 /// `model check` for application `A`.
 fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    if checker.symmetry && model.por {
+        anyhow::bail!("{}", model::model::POR_WITH_SYMMETRY);
+    }
     if checker.symmetry && checker.strategy == Strategy::Bfs {
         anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
     }

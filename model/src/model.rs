@@ -75,6 +75,11 @@ pub enum Action<M, S> {
     },
 }
 
+/// Why `--por` and `--symmetry` are refused together.
+pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
+     state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
+     here (use one or the other)";
+
 /// The model's action type for application `A`.
 pub type Act<A> = Action<<A as chandy_lamport::Application>::Msg, <A as chandy_lamport::Application>::Step>;
 
@@ -146,6 +151,9 @@ impl<A: Spec> ChandyLamport<A> {
     pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
         if self.cfg.mode == Mode::Literal {
             return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
+        }
+        if self.cfg.por {
+            return Err(POR_WITH_SYMMETRY);
         }
         let group = crate::symmetry::Group::of(&self.cfg);
         let size = group.len();
@@ -268,6 +276,16 @@ impl<A: Spec> ChandyLamport<A> {
             }
             _ => self.format_action(action),
         }
+    }
+
+    /// Every enabled action of `s`, in the model's order (the unreduced list, whatever `--por`).
+    pub fn enabled(&self, s: &State<A>) -> Vec<Act<A>> {
+        let mut all = Vec::new();
+        self.each_action(s, |a| {
+            all.push(a);
+            true
+        });
+        all
     }
 
     /// Whether no action is enabled.
@@ -417,6 +435,9 @@ impl<A: Spec> Model for ChandyLamport<A> {
             actions.push(a);
             true
         });
+        if self.cfg.por {
+            crate::por::reduce(self, state, actions);
+        }
     }
 
     fn next_state(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {

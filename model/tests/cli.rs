@@ -52,6 +52,33 @@ fn bad_flags_exit_2_naming_the_problem() {
         &["check", "--symmetry", "--properties", "literal", "--procs", "2"],
         "--symmetry cannot be used with --properties literal",
     );
+    bad_input(
+        &["check", "--por", "--properties", "literal", "--procs", "2"],
+        "--por cannot be used with --properties literal",
+    );
+    bad_input(
+        &["explore", "--por", "--properties", "literal", "--procs", "2"],
+        "--por cannot be used with --properties literal",
+    );
+    bad_input(&["check", "--por", "--symmetry", "--procs", "2"], "--por cannot be combined with --symmetry");
+}
+
+#[test]
+fn por_checks_fewer_states_with_the_same_verdicts() {
+    let counts = |extra: &[&str]| {
+        let mut args = vec!["check", "--procs", "3", "--sends", "1", "--json"];
+        args.extend_from_slice(extra);
+        let o = model(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let verdicts: Vec<String> =
+            v["properties"].as_array().unwrap().iter().map(|p| p["verdict"].to_string()).collect();
+        (v["unique_states"].as_u64().unwrap(), verdicts)
+    };
+    let (full, verdicts) = counts(&[]);
+    let (reduced, verdicts_por) = counts(&["--por"]);
+    assert_eq!((full, reduced), (21_752, 6_419));
+    assert_eq!(verdicts, verdicts_por);
 }
 
 #[test]
