@@ -8,6 +8,7 @@ pub mod literal;
 pub mod model;
 pub mod properties;
 pub mod run;
+pub mod shard;
 pub mod stamp;
 pub mod state;
 pub mod svg;
