@@ -9,6 +9,7 @@ pub mod model;
 pub mod por;
 pub mod properties;
 pub mod run;
+pub mod shard;
 pub mod stamp;
 pub mod state;
 pub mod svg;

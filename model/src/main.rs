@@ -20,6 +20,7 @@ use chandy_lamport::spec::Spec;
 use chandy_lamport::Variant;
 use clap::{Args, Parser, Subcommand};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
+use model::shard::ShardSpec;
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::Model;
 
@@ -31,6 +32,16 @@ Exit codes:
   2  bad input: a bad flag, an impossible configuration, an unreadable or malformed topology file
   3  not exhaustive and no failure found (--depth, --strategy simulation, --timeout, Ctrl-C):
      some verdicts are undecided";
+
+const MERGE_EXIT_CODES: &str = "\
+Exit codes:
+  0  every shard searched its part to the end and every property holds (each sometimes-property
+     found its example in some shard)
+  1  a property fails: a counterexample in some shard, or, every shard being exhaustive, no
+     example of a sometimes-property in any
+  2  bad input: a file that cannot be read or is not a shard's JSON result, shards of different
+     configurations, versions or counts N, a shard given twice, a missing shard
+  3  some shard was not exhaustive and nothing failed: some verdicts are undecided";
 
 const REPLAY_EXIT_CODES: &str = "\
 Exit codes:
@@ -99,6 +110,17 @@ enum Command {
         /// Also write the run as JSON-lines logs into DIR: DIR/<node>.jsonl and DIR/topology.top.
         #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
+    },
+    /// Merge the `--json` results of every shard of a split check (`model check --shard I/N
+    /// --json`) into one verdict: the same table, `--json` object and exit codes as `check`.
+    #[command(after_help = MERGE_EXIT_CODES)]
+    Merge {
+        /// The shards' JSON files (every shard of one check, in any order).
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Check the logs of a run (JSON lines, one event a line: any implementation's) against the
     /// theorem: one verdict per snapshot found in the logs, then an overall verdict.
@@ -212,6 +234,10 @@ struct CheckerArgs {
     /// Address used in Explorer links.
     #[arg(long, default_value = "127.0.0.1:3000")]
     addr: SocketAddr,
+    /// Search only shard I of N (0 ≤ I < N) of an exhaustive depth-first check; the N shards'
+    /// `--json` results, given to `model merge`, make one verdict.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<ShardSpec>,
 }
 
 /// The most houses `--symmetry` takes: it enumerates every permutation of the houses.
@@ -283,6 +309,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             verify_cmd::App::Bank => check_cmd::<Bank>(&model, &checker, json),
             verify_cmd::App::Orders => check_cmd::<Orders>(&model, &checker, json),
         },
+        Command::Merge { files, json } => merge_cmd(&files, json),
         Command::Verify { topology, trace, app, json } => verify_cmd::run(&topology, &trace, app, json),
         Command::Replay { topology, events, delays, seed, expect, variant, trace_out } => {
             // The topology's warnings (self-links ignored); its errors are reported by the replay.
@@ -348,6 +375,12 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
     if checker.symmetry && model.por {
         anyhow::bail!("{}", model::model::POR_WITH_SYMMETRY);
     }
+    if let (Some(shard), Some(strategy)) = (checker.shard, strategy_name(checker.strategy)) {
+        anyhow::bail!(
+            "--shard {shard} splits an exhaustive depth-first search: use it with --strategy dfs (the default), not \
+             --strategy {strategy}"
+        );
+    }
     if checker.symmetry && checker.strategy == Strategy::Bfs {
         anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
     }
@@ -370,19 +403,48 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
         addr: checker.addr.to_string(),
         timeout: checker.timeout,
         interrupt: interrupt_flag(),
+        shard: checker.shard,
         ..CheckOptions::default()
     };
     let mut err = std::io::stderr();
     let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
+    report(&result, json)
+}
+
+/// The name of a strategy other than dfs.
+fn strategy_name(s: Strategy) -> Option<&'static str> {
+    match s {
+        Strategy::Dfs => None,
+        Strategy::Bfs => Some("bfs"),
+        Strategy::Simulation => Some("simulation"),
+    }
+}
+
+/// Prints a result (the table, or one JSON object); its exit code.
+fn report(result: &model::CheckResult, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if json {
-        serde_json::to_writer(&mut out, &result)?;
+        serde_json::to_writer(&mut out, result)?;
         writeln!(out)?;
     } else {
-        model::run::print_table(&result, &mut out)?;
+        model::run::print_table(result, &mut out)?;
     }
     out.flush()?;
     Ok(ExitCode::from(result.exit_code))
+}
+
+/// `model merge`: every shard's result read, then one verdict.
+fn merge_cmd(files: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+    let mut inputs = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file).with_context(|| format!("{name}: cannot read"))?;
+        let result: model::CheckResult = serde_json::from_str(&text)
+            .with_context(|| format!("{name}: not a result of `model check --shard I/N --json`"))?;
+        inputs.push((name, result));
+    }
+    let merged = model::shard::merge(inputs).map_err(anyhow::Error::msg)?;
+    report(&merged, json)
 }
 
 /// `PREFIX + suffix` as a path.

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
 use crate::config::Resolved;
 use crate::model::ChandyLamport;
+use crate::shard::{MergeInfo, ShardInfo, ShardSpec};
 use crate::state::State;
 use chandy_lamport::spec::Spec;
 
@@ -75,6 +76,8 @@ pub struct CheckOptions {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Time between progress lines.
     pub progress_every: Duration,
+    /// Search only this shard of the state space (depth-first only; see [`crate::shard`]).
+    pub shard: Option<ShardSpec>,
 }
 
 impl Default for CheckOptions {
@@ -91,12 +94,13 @@ impl Default for CheckOptions {
             timeout: None,
             interrupt: None,
             progress_every: Duration::from_secs(3),
+            shard: None,
         }
     }
 }
 
 /// A property's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// An always-property with no counterexample in an exhaustive run.
@@ -138,7 +142,7 @@ impl Verdict {
 }
 
 /// One property's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PropertyResult {
     /// Its name.
     pub name: String,
@@ -153,7 +157,7 @@ pub struct PropertyResult {
 }
 
 /// Why a run ended before exploring everything.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stop {
     /// `timeout` elapsed.
@@ -163,7 +167,7 @@ pub enum Stop {
 }
 
 /// A whole check's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckResult {
     /// Exit 0: the run was exhaustive and every property holds.
     pub ok: bool,
@@ -188,6 +192,12 @@ pub struct CheckResult {
     pub summary: String,
     /// The command's exit code for this outcome.
     pub exit_code: u8,
+    /// A shard's part of a split check (`--shard I/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+    /// A merge of shards' results (`model merge`): the shards and their counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergeInfo>,
 }
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per
@@ -199,6 +209,16 @@ pub fn check<A: Spec>(
     opts: &CheckOptions,
     mut progress: Option<&mut (dyn Write + Send)>,
 ) -> Result<CheckResult, String> {
+    if opts.shard.is_some() && opts.strategy != Strategy::Dfs {
+        return Err(format!(
+            "--shard splits an exhaustive depth-first search: use it with --strategy dfs (the default), not \
+             --strategy {}",
+            match opts.strategy {
+                Strategy::Bfs => "bfs",
+                _ => "simulation",
+            }
+        ));
+    }
     if opts.symmetry {
         let size = model.enable_symmetry()?;
         if let Some(w) = progress.as_deref_mut() {
@@ -228,6 +248,25 @@ pub fn check<A: Spec>(
             stop_on_failure: opts.stop_on_failure,
         };
         let symmetry = opts.symmetry.then_some(crate::symmetry::representative::<A> as fn(&State<A>) -> State<A>);
+        if let Some(shard) = opts.shard {
+            let config = crate::shard::config_key(A::NAME, &model.cfg, opts.symmetry, opts.depth, opts.stop_on_failure);
+            let sharded = crate::shard::Sharded::spawn(model, shard, opts.threads.max(1), limits, symmetry)?;
+            let info = ShardInfo { config, depth: opts.depth, ..sharded.info.clone() };
+            if let Some(w) = progress.as_deref_mut() {
+                let _ = writeln!(
+                    w,
+                    "shard {shard}: split depth {}, {} states above it, {} at it, {} of them searched here",
+                    info.split_depth,
+                    group(info.prefix_states),
+                    group(info.frontier),
+                    group(info.roots)
+                );
+            }
+            let mut result = drive(sharded, opts, progress, start, estimate)?;
+            result.shard = Some(info);
+            conclude(&mut result, opts);
+            return Ok(result);
+        }
         let engine = crate::engine::Engine::spawn(model, opts.threads.max(1), limits, symmetry)?;
         return drive(engine, opts, progress, start, estimate);
     }
@@ -488,21 +527,30 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
         properties,
         summary: String::new(),
         exit_code: EXIT_OK,
+        shard: None,
+        merged: None,
     };
-    result.exit_code = exit_code(&result.properties);
-    result.ok = result.exit_code == EXIT_OK;
-    result.summary = summary(&result, opts);
+    conclude(&mut result, opts);
     result
 }
 
+/// Sets the exit code, `ok` and the verdict line from the verdicts (and `shard`, `merged`).
+pub(crate) fn conclude(result: &mut CheckResult, opts: &CheckOptions) {
+    result.exit_code = exit_code(result);
+    result.ok = result.exit_code == EXIT_OK;
+    result.summary = summary(result, opts);
+}
+
 /// 1 when a property fails (a counterexample wins over everything), else 3 when some verdict
-/// is undecided, else 1 when a sometimes-property has no example, else 0.
-fn exit_code(properties: &[PropertyResult]) -> u8 {
+/// is undecided, else 1 when a sometimes-property has no example, else 0. A shard's missing
+/// example is no failure: another shard may have one.
+fn exit_code(r: &CheckResult) -> u8 {
+    let properties = &r.properties;
     if properties.iter().any(|p| p.verdict == Verdict::Counterexample) {
         EXIT_FAIL
     } else if properties.iter().any(|p| p.verdict.undecided()) {
         EXIT_UNDECIDED
-    } else if properties.iter().any(|p| p.verdict.fails()) {
+    } else if r.shard.is_none() && properties.iter().any(|p| p.verdict.fails()) {
         EXIT_FAIL
     } else {
         EXIT_OK
@@ -513,9 +561,19 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", group(n), if n == 1 { one } else { many })
 }
 
-/// The overall verdict in one line.
+/// The overall verdict in one line; a shard's starts with `shard I/N: `.
 fn summary(r: &CheckResult, opts: &CheckOptions) -> String {
-    let states = plural(r.unique_states, "state", "states");
+    match &r.shard {
+        Some(info) => format!("shard {}/{}: {}", info.index, info.count, verdict_line(r, opts)),
+        None => verdict_line(r, opts),
+    }
+}
+
+fn verdict_line(r: &CheckResult, opts: &CheckOptions) -> String {
+    let states = match &r.merged {
+        Some(m) => format!("{} explored across {} shards", plural(r.unique_states, "state", "states"), m.count),
+        None => plural(r.unique_states, "state", "states"),
+    };
     let scope = match &r.bound {
         None => format!("exhaustive, {states}"),
         Some(bound) => format!("not exhaustive: {bound}; {states}"),
@@ -553,6 +611,13 @@ fn summary(r: &CheckResult, opts: &CheckOptions) -> String {
         return line;
     }
     let none = names(Verdict::NoExample);
+    if !none.is_empty() && r.shard.is_some() {
+        return format!(
+            "no counterexample ({scope}); no example in this part for: {} (another shard may have one: merge every \
+             shard's result with `model merge`)",
+            none.join(", ")
+        );
+    }
     if !none.is_empty() {
         let holding = r.properties.len() - none.len();
         return format!(
@@ -585,14 +650,42 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
         }
     }
     writeln!(out)?;
-    writeln!(
-        out,
-        "unique states {}, states {}, max depth {}, seconds {:.2}",
-        group(result.unique_states),
-        group(result.states),
-        result.max_depth,
-        result.seconds
-    )?;
+    if let Some(info) = &result.shard {
+        writeln!(
+            out,
+            "shard {}/{}: split depth {}, {} states above it (judged by shard 0), {} at it, {} searched from here",
+            info.index,
+            info.count,
+            info.split_depth,
+            group(info.prefix_states),
+            group(info.frontier),
+            group(info.roots)
+        )?;
+    }
+    match &result.merged {
+        Some(m) => {
+            let each: Vec<String> =
+                m.shards.iter().map(|s| format!("shard {}: {}", s.index, group(s.unique_states))).collect();
+            writeln!(
+                out,
+                "states explored across shards {} ({}; shards may overlap), states {}, max depth {}, seconds {:.2} \
+                 (the slowest shard)",
+                group(result.unique_states),
+                each.join(", "),
+                group(result.states),
+                result.max_depth,
+                result.seconds
+            )?;
+        }
+        None => writeln!(
+            out,
+            "unique states {}, states {}, max depth {}, seconds {:.2}",
+            group(result.unique_states),
+            group(result.states),
+            result.max_depth,
+            result.seconds
+        )?,
+    }
     writeln!(out, "{}", result.summary)
 }
 
