@@ -186,7 +186,7 @@ impl Seen {
     }
 }
 
-/// Inserts into a [`Seen`] under one read lock, counted every [`BATCH`] new fingerprints; it
+/// Inserts into a [`Seen`] under one read lock, counted every 1,024 new fingerprints; it
 /// must be paused (or dropped) before its thread waits for anything.
 pub struct Writer<'a> {
     seen: &'a Seen,
