@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 
-use stateright::{Checker, Expectation, Model, Path};
+use stateright::{Checker, Expectation, Model, Path, Property};
 
 /// A 64-bit fingerprint of a state.
 pub type Fingerprint = u64;
@@ -240,6 +240,40 @@ pub type Representative<S> = Option<fn(&S) -> S>;
 /// Discoveries by property name: the initial state's index and the actions from it.
 pub type Found<A> = HashMap<&'static str, (usize, Vec<A>)>;
 
+/// The fingerprint a search stores for `state`: its representative's under symmetry.
+pub fn fingerprint_of<S: Hash>(state: &S, symmetry: Representative<S>) -> Fingerprint {
+    match symmetry {
+        Some(rep) => fingerprint(&rep(state)),
+        None => fingerprint(state),
+    }
+}
+
+/// Whether `state` is a discovery of property `p`: a counterexample to an always-property, an
+/// example of a sometimes-property.
+pub fn is_discovery<M: Model>(p: &Property<M>, model: &M, state: &M::State) -> bool {
+    match p.expectation {
+        Expectation::Always => !(p.condition)(model, state),
+        _ => (p.condition)(model, state),
+    }
+}
+
+/// The discoveries `found` as paths of `model`.
+pub fn paths<M>(model: &M, found: Found<M::Action>) -> HashMap<&'static str, Path<M::State, M::Action>>
+where
+    M: Model,
+    M::State: Clone + PartialEq,
+    M::Action: PartialEq,
+{
+    let inits = model.init_states();
+    found
+        .into_iter()
+        .filter_map(|(name, (init, actions))| {
+            let path = Path::from_actions(model, inits.get(init)?.clone(), actions.iter());
+            path.map(|p| (name, p))
+        })
+        .collect()
+}
+
 /// How a search is bounded and when it ends.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -332,8 +366,7 @@ where
         }
         let threads = threads.max(1);
         for r in &roots {
-            let fp = fingerprint(&symmetry.map_or_else(|| r.state.clone(), |rep| rep(&r.state)));
-            seen.insert(fp);
+            seen.insert(fingerprint_of(&r.state, symmetry));
         }
         let shared = Arc::new(Shared {
             properties: model.properties().len(),
@@ -365,11 +398,6 @@ where
     /// Asks the workers to end soon (their counts and discoveries stay readable).
     pub fn stop(&self) {
         self.shared.halt();
-    }
-
-    /// The discoveries as (initial state, actions), by property name.
-    pub fn raw_discoveries(&self) -> Found<M::Action> {
-        self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -462,22 +490,15 @@ where
                     continue;
                 }
                 for p in &properties {
-                    let (found, failure) = match p.expectation {
-                        Expectation::Always => (!(p.condition)(&self.model, &state), true),
-                        _ => ((p.condition)(&self.model, &state), false),
-                    };
-                    if found {
-                        self.discover(p.name, &root, &trail, failure);
+                    if is_discovery(p, &self.model, &state) {
+                        self.discover(p.name, &root, &trail, p.expectation == Expectation::Always);
                     }
                 }
                 self.model.actions(&state, &mut actions);
                 // All successors first, their table lines fetched together, then the lookups.
                 for a in actions.drain(..) {
                     let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
-                    let fp = match self.symmetry {
-                        Some(rep) => fingerprint(&rep(&next)),
-                        None => fingerprint(&next),
-                    };
+                    let fp = fingerprint_of(&next, self.symmetry);
                     seen.prefetch(fp);
                     successors.push((next, a, fp));
                 }
@@ -536,16 +557,7 @@ where
     }
 
     fn discoveries(&self) -> HashMap<&'static str, Path<M::State, M::Action>> {
-        let model = &*self.shared.model;
-        let inits = model.init_states();
-        let found = self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        found
-            .into_iter()
-            .filter_map(|(name, (init, actions))| {
-                let path = Path::from_actions(model, inits.get(init)?.clone(), actions.iter());
-                path.map(|p| (name, p))
-            })
-            .collect()
+        paths(&*self.shared.model, self.shared.discoveries.lock().unwrap_or_else(|e| e.into_inner()).clone())
     }
 
     fn handles(&mut self) -> Vec<JoinHandle<()>> {

@@ -27,7 +27,9 @@ use std::thread::JoinHandle;
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Expectation, Model, Path};
 
-use crate::engine::{fingerprint, Engine, Fingerprint, Found, Limits, Representative, Root, Seen};
+use crate::engine::{
+    fingerprint_of, is_discovery, paths, Engine, Fingerprint, Found, Limits, Representative, Root, Seen,
+};
 
 /// Frontier states wanted per shard when choosing the split depth.
 pub const FRONTIER_PER_SHARD: usize = 256;
@@ -95,12 +97,7 @@ where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let fp = |s: &M::State| -> Fingerprint {
-        match symmetry {
-            Some(rep) => fingerprint(&rep(s)),
-            None => fingerprint(s),
-        }
-    };
+    let fp = |s: &M::State| -> Fingerprint { fingerprint_of(s, symmetry) };
     let judge = shard.index == 0;
     let properties = model.properties();
     let seen = Arc::new(Seen::default());
@@ -132,11 +129,7 @@ where
             prefix_states += 1;
             if judge {
                 for p in &properties {
-                    let found_here = match p.expectation {
-                        Expectation::Always => !(p.condition)(model, &root.state),
-                        _ => (p.condition)(model, &root.state),
-                    };
-                    if found_here {
+                    if is_discovery(p, model, &root.state) {
                         found.entry(p.name).or_insert_with(|| (root.init, root.path.clone()));
                     }
                 }
@@ -317,14 +310,8 @@ where
 
     fn discoveries(&self) -> HashMap<&'static str, Path<M::State, M::Action>> {
         let mut all = self.engine.discoveries();
-        let model = self.engine.model();
-        let inits = model.init_states();
-        for (&name, (init, actions)) in &self.found {
-            // A prefix discovery is shallower than any the engine makes.
-            if let Some(path) = inits.get(*init).and_then(|s| Path::from_actions(model, s.clone(), actions.iter())) {
-                all.insert(name, path);
-            }
-        }
+        // A prefix discovery is shallower than any the engine makes.
+        all.extend(paths(self.engine.model(), self.found.clone()));
         all
     }
 
