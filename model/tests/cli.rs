@@ -1,16 +1,12 @@
 //! The `model` command: exit codes, messages for bad input, the JSON object, `variants`,
 //! `replay`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn model(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().expect("run model")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{bad_input, model, stderr};
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("model-cli-{}", std::process::id()));
@@ -18,12 +14,6 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn bad_input(args: &[&str], message: &str) {
-    let o = model(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    assert!(stderr(&o).contains(message), "{args:?}: expected {message:?} in {}", stderr(&o));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use chandy_lamport::bank::Bank;
 use chandy_lamport::orders::Orders;
 use chandy_lamport::spec::Spec;
 use chandy_lamport::Variant;
-use common::{config, verdicts};
+use common::{bad_input, config, model, stderr, verdicts};
 use model::engine::Limits;
 use model::properties::ACCEPTS;
 use model::shard::{merge, split, ShardSpec};
@@ -198,24 +198,10 @@ fn a_bounded_split_check_is_undecided_like_the_single_run() {
 
 // The command.
 
-fn model(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().expect("run model")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("model-shard-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn bad_input(args: &[&str], message: &str) {
-    let o = model(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    assert!(stderr(&o).contains(message), "{args:?}: expected {message:?} in {}", stderr(&o));
 }
 
 const SMALL: [&str; 6] = ["--procs", "3", "--sends", "1", "--variant", "late-record"];

@@ -58,3 +58,20 @@ pub fn failing(result: &CheckResult) -> Vec<(&str, usize)> {
         .map(|p| (p.name.as_str(), p.path.as_ref().map_or(0, Vec::len)))
         .collect()
 }
+
+/// Runs the `model` command with `args`.
+pub fn model(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().expect("run model")
+}
+
+/// A run's standard error.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `model args` exits 2 with `message` on standard error.
+pub fn bad_input(args: &[&str], message: &str) {
+    let o = model(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(stderr(&o).contains(message), "{args:?}: expected {message:?} in {}", stderr(&o));
+}
