@@ -48,6 +48,8 @@ pub fn fingerprint<T: Hash>(value: &T) -> Fingerprint {
 pub struct Seen {
     table: RwLock<Table>,
     len: AtomicUsize,
+    /// Workers waiting to grow the table: writers release their read locks at their next insert.
+    growing: AtomicUsize,
 }
 
 struct Table {
@@ -140,7 +142,7 @@ const INITIAL_SLOTS: usize = 1 << 20;
 
 impl Default for Seen {
     fn default() -> Self {
-        Seen { table: RwLock::new(Table::new(INITIAL_SLOTS)), len: AtomicUsize::new(0) }
+        Seen { table: RwLock::new(Table::new(INITIAL_SLOTS)), len: AtomicUsize::new(0), growing: AtomicUsize::new(0) }
     }
 }
 
@@ -172,7 +174,9 @@ impl Seen {
         if !full(&self.table.read().unwrap_or_else(|e| e.into_inner())) {
             return;
         }
+        self.growing.fetch_add(1, Ordering::Relaxed);
         let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
+        self.growing.fetch_sub(1, Ordering::Relaxed);
         while full(&table) {
             let bigger = Table::new(table.len * 2);
             for slot in table.slots() {
@@ -186,8 +190,9 @@ impl Seen {
     }
 }
 
-/// Inserts into a [`Seen`] under one read lock, counted every 1,024 new fingerprints; it
-/// must be paused (or dropped) before its thread waits for anything.
+/// Inserts into a [`Seen`] under one read lock, counted every 1,024 new fingerprints, and
+/// released as soon as another worker waits to grow the table; it must be paused (or dropped)
+/// before its thread waits for anything.
 pub struct Writer<'a> {
     seen: &'a Seen,
     table: Option<RwLockReadGuard<'a, Table>>,
@@ -197,6 +202,9 @@ pub struct Writer<'a> {
 impl Writer<'_> {
     /// Adds `fp`; whether it is new.
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        if self.table.is_some() && self.seen.growing.load(Ordering::Relaxed) > 0 {
+            self.pause();
+        }
         let table = match &self.table {
             Some(t) => t,
             None => self.table.insert(self.seen.table.read().unwrap_or_else(|e| e.into_inner())),
