@@ -237,7 +237,7 @@ pub fn check<A: Spec>(
     let estimate = (opts.strategy != Strategy::Simulation).then(|| estimate_states(&model.cfg));
     if let (Some(w), Some(est)) = (progress.as_deref_mut(), estimate) {
         if est >= LARGE {
-            let _ = writeln!(w, "warning: {}", too_large(est, None));
+            let _ = writeln!(w, "warning: {}", too_large(est, None, model.cfg.por));
         }
     }
     let start = Instant::now();
@@ -328,18 +328,23 @@ fn splits(sends: usize, roads: usize) -> f64 {
     ways.iter().sum()
 }
 
-fn too_large(estimate: f64, rate: Option<f64>) -> String {
+/// The warning for a configuration estimated at `estimate` states, with the time it would take
+/// at `rate` new states per second. The estimate is of the unreduced state space: with `--por`
+/// (`por`) the warning says so and gives no time.
+fn too_large(estimate: f64, rate: Option<f64>, por: bool) -> String {
     let order = estimate.log10().floor() as i32;
     let time = match rate {
-        Some(r) if r > 0.0 => {
+        Some(r) if r > 0.0 && !por => {
             format!(", about {} at {} new states/s", duration_words(estimate / r), group(r as usize))
         }
         _ => String::new(),
     };
+    let reduced =
+        if por { " without --por (it explored 3 to 55 times fewer states on the measured configurations)" } else { "" };
     format!(
-        "this configuration likely has more than 10^{order} states{time} (a rough estimate from its houses, roads, \
-         sends and snapshots); to finish sooner try --symmetry, --strategy simulation, --depth D, --timeout SECONDS, \
-         or fewer --procs, --sends or --snapshots"
+        "this configuration likely has more than 10^{order} states{reduced}{time} (a rough estimate from its houses, \
+         roads, sends and snapshots); to finish sooner try --symmetry, --strategy simulation, --depth D, --timeout \
+         SECONDS, or fewer --procs, --sends or --snapshots"
     )
 }
 
@@ -423,7 +428,7 @@ where
                     // Too large by the time it would take at the rate seen so far.
                     if est / unique_rate.max(1.0) > 600.0 {
                         warned = true;
-                        let _ = writeln!(w, "warning: {}", too_large(est, Some(unique_rate)));
+                        let _ = writeln!(w, "warning: {}", too_large(est, Some(unique_rate), checker.model().cfg.por));
                     }
                 }
                 let _ = w.flush();
@@ -709,20 +714,21 @@ mod tests {
     #[test]
     fn the_estimate_is_within_a_factor_of_ten_of_measured_counts() {
         use TopologySpec::*;
-        // Full mode, one initiator: measured unique states.
+        // Full mode, one initiator: unique states measured on December 1, 2026 (`model check
+        // --procs P --topology T --sends K --snapshots S --initiators 0`, tokens 2).
         for (procs, topology, sends, snapshots, measured) in [
             (2, Complete, 1, 1, 70.0),
-            (2, Complete, 4, 1, 3_516.0),
+            (2, Complete, 4, 1, 2_821.0),
             (3, Complete, 0, 1, 38.0),
             (3, Complete, 1, 1, 21_752.0),
-            (3, Complete, 2, 1, 2_594_488.0),
-            (3, Complete, 3, 1, 70_312_665.0),
+            (3, Complete, 2, 1, 3_270_737.0),
+            (3, Complete, 3, 1, 122_766_674.0),
             (4, Complete, 0, 1, 2_536.0),
             (5, Complete, 0, 1, 755_402.0),
-            (3, Ring, 2, 1, 5_380.0),
+            (3, Ring, 2, 1, 4_844.0),
             (4, Star, 1, 1, 27_842.0),
             (3, Complete, 1, 2, 1_301_562.0),
-            (2, Complete, 2, 3, 100_557.0),
+            (2, Complete, 2, 3, 91_179.0),
         ] {
             let e = estimate(procs, topology.clone(), sends, snapshots);
             let ratio = e / measured;
@@ -731,6 +737,15 @@ mod tests {
         // The default job is below the warning; four houses with three sends each is far above.
         assert!(estimate(3, Complete, 2, 1) < LARGE);
         assert!(estimate(4, Complete, 3, 1) > LARGE);
+    }
+
+    #[test]
+    fn the_warning_says_the_estimate_is_unreduced_under_por() {
+        let plain = too_large(4e9, Some(1e6), false);
+        assert!(plain.contains("more than 10^9 states, about") && plain.contains("1,000,000 new states/s"), "{plain}");
+        let por = too_large(4e9, Some(1e6), true);
+        assert!(por.contains("more than 10^9 states without --por"), "{por}");
+        assert!(!por.contains("new states/s"), "no time from an unreduced estimate: {por}");
     }
 
     #[test]
