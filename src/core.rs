@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use thiserror::Error;
 
+use crate::algorithm::Algorithm;
 use crate::snapshot::LocalSnapshot;
 use crate::topology::{ChannelId, ProcessId, Topology};
 use crate::variant::Variant;
@@ -160,6 +161,32 @@ pub enum CoreError {
         /// Why.
         reason: Refusal,
     },
+    /// An application message taken from an input that aligned barriers block.
+    #[error("process {process}: channel {} is blocked until the barriers align", channel.0)]
+    Blocked {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A transmission from an output buffer that is empty.
+    #[error("process {process}: nothing is buffered for channel {}", channel.0)]
+    NothingBuffered {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A barrier that overtook data, in an algorithm whose barriers never overtake.
+    #[error("process {process}: a barrier overtook data on channel {}, but {algorithm} barriers never overtake", channel.0)]
+    Overtaking {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+        /// The algorithm the process runs.
+        algorithm: Algorithm,
+    },
     /// A local snapshot was taken before it was complete.
     #[error("process {process}: snapshot {snapshot} is not complete yet")]
     Incomplete {
@@ -193,6 +220,16 @@ impl<T> Rare<T> {
 
     fn take(&mut self) -> Vec<T> {
         self.0.take().map(|b| *b).unwrap_or_default()
+    }
+
+    /// Removes the item at `at` (`None` when there is none), emptying to `None`.
+    fn remove(&mut self, at: usize) -> Option<T> {
+        let list = self.0.as_mut().filter(|l| at < l.len())?;
+        let item = list.remove(at);
+        if list.is_empty() {
+            self.0 = None;
+        }
+        Some(item)
     }
 }
 
@@ -244,6 +281,9 @@ pub struct Slot<A: Application> {
     incoming: u32,
     closed: Bits,
     recorded: SmallVec<[(u32, A::Msg); 2]>,
+    /// Unaligned barriers only: the output buffers when the barriers went out (outgoing channel
+    /// number, message), in channel order.
+    output: Rare<(u32, A::Msg)>,
 }
 
 /// Clones a short list by pushing (cheaper than the generic `collect` for 0–2 items, and a
@@ -267,6 +307,7 @@ impl<A: Application> Clone for Slot<A> {
             incoming: self.incoming,
             closed: self.closed.clone(),
             recorded: clone_small(&self.recorded),
+            output: self.output.clone(),
         }
     }
 }
@@ -277,6 +318,7 @@ impl<A: Application> PartialEq for Slot<A> {
             && self.state == other.state
             && self.incoming == other.incoming
             && self.closed == other.closed
+            && self.output == other.output
             && self.recorded.len() == other.recorded.len()
             && (self.recorded == other.recorded || (0..self.incoming()).all(|i| self.record(i).eq(other.record(i))))
     }
@@ -290,6 +332,7 @@ impl<A: Application> Hash for Slot<A> {
         self.state.hash(state);
         self.incoming.hash(state);
         self.closed.hash(state);
+        self.output.hash(state);
         self.recorded.len().hash(state);
         if self.recorded.is_empty() {
             return;
@@ -305,7 +348,14 @@ impl<A: Application> Hash for Slot<A> {
 
 impl<A: Application> Slot<A> {
     fn new(id: SnapshotId, incoming: usize) -> Self {
-        Slot { id, state: None, incoming: incoming as u32, closed: Bits::default(), recorded: SmallVec::new() }
+        Slot {
+            id,
+            state: None,
+            incoming: incoming as u32,
+            closed: Bits::default(),
+            recorded: SmallVec::new(),
+            output: Rare::default(),
+        }
     }
 
     /// The local state is recorded and every channel record is closed.
@@ -327,6 +377,12 @@ impl<A: Application> Slot<A> {
     /// The messages recorded on incoming channel number `i`, in arrival order.
     pub fn record(&self, i: usize) -> impl Iterator<Item = &A::Msg> + '_ {
         self.recorded.iter().filter(move |(c, _)| *c as usize == i).map(|(_, m)| m)
+    }
+
+    /// Unaligned barriers: what outgoing channel number `j`'s output buffer held when the
+    /// barrier overtook it (the sender's side of that channel's state), oldest first.
+    pub fn output(&self, j: usize) -> impl Iterator<Item = &A::Msg> + '_ {
+        self.output.as_slice().iter().filter(move |(c, _)| *c as usize == j).map(|(_, m)| m)
     }
 
     /// Every recorded message with its incoming channel number, in arrival order.
@@ -406,6 +462,11 @@ pub struct Process<A: Application> {
     held: Rare<SnapshotId>,
     /// `stale-state` only: the application state before the latest receipt.
     stale: Option<Box<A>>,
+    algorithm: Algorithm,
+    /// Aligned barriers: incoming channel numbers that are back edges (never waited for).
+    back: Bits,
+    /// Unaligned barriers: the output buffers (outgoing channel number, message), oldest first.
+    out: Rare<(u32, A::Msg)>,
 }
 
 impl<A: Application> Clone for Process<A> {
@@ -418,6 +479,9 @@ impl<A: Application> Clone for Process<A> {
             taken: self.taken.clone(),
             held: self.held.clone(),
             stale: self.stale.clone(),
+            algorithm: self.algorithm,
+            back: self.back.clone(),
+            out: self.out.clone(),
         }
     }
 }
@@ -438,7 +502,77 @@ impl<A: Application> Process<A> {
             taken: IdSet::default(),
             held: Rare::default(),
             stale: None,
+            algorithm: Algorithm::ChandyLamport,
+            back: Bits::default(),
+            out: Rare::default(),
         }
+    }
+
+    /// The same process following `algorithm`'s rules. `roots` are where snapshots start: the
+    /// aligned mode's back edges are those of [`Topology::back_edges`] from them.
+    pub fn with_algorithm(mut self, topology: &Topology, algorithm: Algorithm, roots: &[ProcessId]) -> Self {
+        self.algorithm = algorithm;
+        self.back = Bits::default();
+        if algorithm == Algorithm::Aligned {
+            let back = topology.back_edges(roots);
+            for (i, c) in topology.incoming(self.id).iter().enumerate() {
+                if back[c.index()] {
+                    self.back.set(i);
+                }
+            }
+        }
+        self
+    }
+
+    /// The marker rules it follows.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Whether incoming `channel` is blocked: aligned barriers, its barrier arrived and this
+    /// process has not recorded yet. A driver takes nothing from a blocked channel (the core
+    /// refuses an application message from it).
+    pub fn is_blocked(&self, topology: &Topology, channel: ChannelId) -> bool {
+        self.incoming_index(topology, channel).is_ok_and(|i| self.blocked(i))
+    }
+
+    fn blocked(&self, i: usize) -> bool {
+        self.algorithm == Algorithm::Aligned
+            && !self.back.get(i)
+            && self.slots.iter().any(|s| s.state.is_none() && s.closed.get(i))
+    }
+
+    /// Whether slot `i` may record: aligned barriers wait until every input that is not a back
+    /// edge has delivered its barrier.
+    fn aligned(&self, topology: &Topology, i: usize) -> bool {
+        self.algorithm != Algorithm::Aligned
+            || (0..topology.incoming(self.id).len()).all(|j| self.back.get(j) || self.slots[i].closed.get(j))
+    }
+
+    /// Unaligned barriers: the messages waiting in the output buffer of `channel`, oldest
+    /// first (empty in the other algorithms, which send at once).
+    pub fn buffered(&self, topology: &Topology, channel: ChannelId) -> impl Iterator<Item = &A::Msg> + '_ {
+        let j = topology.outgoing(self.id).iter().position(|&c| c == channel).map_or(u32::MAX, |j| j as u32);
+        self.out.as_slice().iter().filter(move |(c, _)| *c == j).map(|(_, m)| m)
+    }
+
+    /// Unaligned barriers: the oldest message buffered for `channel` leaves on it.
+    pub fn transmit(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let j = topology
+            .outgoing(self.id)
+            .iter()
+            .position(|&c| c == channel)
+            .ok_or(CoreError::NotOutgoing { process: self.id, channel })? as u32;
+        let at = self.out.as_slice().iter().position(|(c, _)| *c == j);
+        let (_, msg) =
+            at.and_then(|at| self.out.remove(at)).ok_or(CoreError::NothingBuffered { process: self.id, channel })?;
+        out.push(Effect::Send { channel, message: Message::App(msg) });
+        Ok(())
     }
 
     /// This process's id.
@@ -502,7 +636,13 @@ impl<A: Application> Process<A> {
         }
         let to = topology.channel(channel).to;
         self.app.on_send(to, &msg).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
-        out.push(Effect::Send { channel, message: Message::App(msg) });
+        if self.algorithm == Algorithm::Unaligned {
+            // Into the output buffer; `transmit` puts it on the wire.
+            let j = topology.outgoing(self.id).iter().position(|&c| c == channel).unwrap_or(0);
+            self.out.vec_mut().push((j as u32, msg));
+        } else {
+            out.push(Effect::Send { channel, message: Message::App(msg) });
+        }
         // send-before-marker: the held markers leave only now, behind the message.
         self.release_markers(topology, out);
         Ok(())
@@ -524,7 +664,8 @@ impl<A: Application> Process<A> {
     /// `send-before-marker` and `late-record` faults defer anything; a driver flushes a process
     /// when it is idle, so that deferred markers and recordings still happen.
     pub fn has_deferred(&self) -> bool {
-        !self.held.as_slice().is_empty() || self.slots.iter().any(|s| s.state.is_none())
+        !self.held.as_slice().is_empty()
+            || (self.variant == Variant::LateRecord && self.slots.iter().any(|s| s.state.is_none()))
     }
 
     /// The process is idle: deferred markers leave and deferred recordings happen.
@@ -542,6 +683,9 @@ impl<A: Application> Process<A> {
 
     /// `late-record`: recordings held back since a first marker happen now.
     fn record_pending(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        if self.variant != Variant::LateRecord {
+            return;
+        }
         while let Some(i) = self.slots.iter().position(|s| s.state.is_none()) {
             self.record(topology, i, false, out);
         }
@@ -578,7 +722,28 @@ impl<A: Application> Process<A> {
         message: Message<A::Msg>,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
+        self.receive_overtaking(topology, channel, message, &[], out)
+    }
+
+    /// Unaligned barriers: `message` (a barrier) taken from incoming `channel` ahead of
+    /// `overtaken`, the data queued before it, which stays queued and arrives later. The
+    /// overtaken data is recorded as that channel's state. With nothing overtaken this is
+    /// [`Process::receive`]; the other algorithms refuse overtaking.
+    pub fn receive_overtaking(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        message: Message<A::Msg>,
+        overtaken: &[A::Msg],
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
         let idx = self.incoming_index(topology, channel)?;
+        if !overtaken.is_empty() && (self.algorithm != Algorithm::Unaligned || matches!(message, Message::App(_))) {
+            return Err(CoreError::Overtaking { process: self.id, channel, algorithm: self.algorithm });
+        }
+        if matches!(message, Message::App(_)) && self.blocked(idx) {
+            return Err(CoreError::Blocked { process: self.id, channel });
+        }
         self.release_markers(topology, out);
         // late-record: recordings held back by an earlier marker happen after this message.
         let pending: SmallVec<[SnapshotId; 1]> = if self.variant == Variant::LateRecord {
@@ -600,7 +765,7 @@ impl<A: Application> Process<A> {
                     }
                 }
             }
-            Message::Marker(snapshot) => self.receive_marker(topology, idx, channel, snapshot, out)?,
+            Message::Marker(snapshot) => self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?,
         }
         for snapshot in pending {
             if let Some(i) = self.slot_index(snapshot).filter(|&i| self.slots[i].state.is_none()) {
@@ -616,6 +781,7 @@ impl<A: Application> Process<A> {
         idx: usize,
         channel: ChannelId,
         snapshot: SnapshotId,
+        overtaken: &[A::Msg],
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
         // swap-record: a marker of a snapshot recorded here closes another snapshot's open
@@ -632,12 +798,16 @@ impl<A: Application> Process<A> {
             return if tolerant { Ok(()) } else { Err(CoreError::SnapshotCompleted { process: self.id, snapshot }) };
         }
         let Some(i) = self.slot_index(snapshot) else {
-            // Receiving rule, first marker: record, this channel's record is empty and closed,
-            // then follow the sending rule.
+            // Receiving rule, first marker: record, this channel's record is empty (unaligned:
+            // the data the barrier overtook) and closed, then follow the sending rule. Aligned
+            // barriers record only once every input that is not a back edge has its barrier.
             let i = self.new_slot(topology, snapshot);
+            for msg in overtaken {
+                self.slots[i].push(idx, msg.clone(), false);
+            }
             self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
-            if self.variant != Variant::LateRecord {
+            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
                 self.record(topology, i, false, out);
             }
             return Ok(());
@@ -650,10 +820,20 @@ impl<A: Application> Process<A> {
             };
         }
         if self.slots[i].state.is_none() {
-            // late-record, still holding back: the record of this channel is empty too.
+            // Aligning (or late-record, still holding back): the record of this channel is
+            // empty too; aligned barriers record once the last one they wait for is in.
             self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
+            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
+                self.record(topology, i, false, out);
+            }
             return Ok(());
+        }
+        let variant = self.variant;
+        for msg in overtaken {
+            if self.slots[i].records_on(idx, variant) {
+                self.slots[i].push(idx, msg.clone(), false);
+            }
         }
         // Receiving rule, already recorded: close this channel's record.
         if tolerant {
@@ -703,6 +883,10 @@ impl<A: Application> Process<A> {
             _ => self.app.clone(),
         };
         self.slots[i].state = Some(state);
+        if self.algorithm == Algorithm::Unaligned {
+            // The barriers overtake the output buffers: what they hold is channel state.
+            self.slots[i].output = self.out.clone();
+        }
         out.push(Effect::Recorded { snapshot, initiated });
         match self.variant {
             Variant::NoMarkerForwarding if !initiated => {}
@@ -735,7 +919,8 @@ impl<A: Application> Process<A> {
 
     /// [`Process::relabeled`], also mapping every application value the process holds (its
     /// state, recorded states, recorded messages) by `app` and `msg`: for applications whose
-    /// states or messages name processes.
+    /// states or messages name processes. Chandy–Lamport only: the barrier algorithms' back
+    /// edges and output buffers are numbered by channel and are not reordered.
     pub fn relabeled_with(
         &self,
         id: ProcessId,
@@ -791,8 +976,14 @@ impl<A: Application> Process<A> {
         let slot = self.slots.remove(i);
         self.taken.insert(snapshot.0);
         let channels = topology.incoming(self.id).iter().copied().zip(slot.records()).collect();
+        let outputs = if self.algorithm == Algorithm::Unaligned {
+            let outgoing = topology.outgoing(self.id);
+            (0..outgoing.len()).map(|j| (outgoing[j], slot.output(j).cloned().collect())).collect()
+        } else {
+            Vec::new()
+        };
         let state = slot.state.ok_or(CoreError::Incomplete { process: self.id, snapshot })?;
-        Ok(LocalSnapshot { snapshot, process: self.id, state, channels })
+        Ok(LocalSnapshot { snapshot, process: self.id, state, channels, outputs })
     }
 }
 
@@ -1143,5 +1334,162 @@ mod tests {
         assert!(q.slots().is_empty());
         q.initiate(&t, S0, &mut Out::new()).unwrap();
         assert_eq!(q.slots().iter().map(|s| s.id).collect::<Vec<_>>(), [S0]);
+    }
+
+    fn aligned(t: &Topology, i: u16, jars: u32) -> Process<Bank> {
+        Process::new(p(i), Bank::new(jars)).with_algorithm(t, Algorithm::Aligned, &[p(0)])
+    }
+
+    fn unaligned(t: &Topology, i: u16, jars: u32) -> Process<Bank> {
+        Process::new(p(i), Bank::new(jars)).with_algorithm(t, Algorithm::Unaligned, &[p(0)])
+    }
+
+    #[test]
+    fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_state() {
+        // Complete graph from house 0: house 2's inputs 0->2 and 1->2 are no back edges.
+        let t = Topology::complete(3).unwrap();
+        let mut q = aligned(&t, 2, 0);
+        assert_eq!(q.algorithm(), Algorithm::Aligned);
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Closed { snapshot: S0, channel: c(&t, 0, 2) }]);
+        assert!(!q.has_recorded(S0));
+        assert!(q.is_blocked(&t, c(&t, 0, 2)));
+        assert!(!q.is_blocked(&t, c(&t, 1, 2)));
+        assert!(!q.has_deferred(), "aligning is not deferred work: flushing must not record");
+        // Data behind the barrier waits; data on the other input is taken and not recorded.
+        let before = q.clone();
+        assert_eq!(
+            q.receive(&t, c(&t, 0, 2), Message::App(Jars(1)), &mut out),
+            Err(CoreError::Blocked { process: p(2), channel: c(&t, 0, 2) })
+        );
+        assert_eq!(q, before);
+        q.receive(&t, c(&t, 1, 2), Message::App(Jars(2)), &mut out).unwrap();
+        assert_eq!(q.app(), &Bank::new(2));
+        q.flush(&t, &mut out);
+        assert!(!q.has_recorded(S0));
+        // The last barrier: record, forward, complete, unblock.
+        out.clear();
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(out[0], Effect::Closed { snapshot: S0, channel: c(&t, 1, 2) });
+        assert_eq!(out[1], Effect::Recorded { snapshot: S0, initiated: false });
+        assert_eq!(markers(&out), vec![c(&t, 2, 0), c(&t, 2, 1)]);
+        assert_eq!(out.last(), Some(&Effect::Completed { snapshot: S0 }));
+        assert!(!q.is_blocked(&t, c(&t, 0, 2)));
+        q.receive(&t, c(&t, 0, 2), Message::App(Jars(1)), &mut out).unwrap();
+        let local = q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(local.state, Bank::new(2));
+        assert_eq!(local.channels, vec![(c(&t, 0, 2), vec![]), (c(&t, 1, 2), vec![])]);
+        assert!(local.outputs.is_empty());
+    }
+
+    #[test]
+    fn aligned_barriers_log_back_edges_instead_of_waiting_for_them() {
+        // From house 0 on the complete graph, 2->1 is a back edge: house 1 records on the
+        // barrier from 0 and logs 2->1 until its barrier, as Chandy–Lamport would.
+        let t = Topology::complete(3).unwrap();
+        let mut q = aligned(&t, 1, 0);
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.has_recorded(S0));
+        assert!(!q.is_blocked(&t, c(&t, 2, 1)));
+        q.receive(&t, c(&t, 2, 1), Message::App(Jars(3)), &mut out).unwrap();
+        q.receive(&t, c(&t, 2, 1), Message::Marker(S0), &mut out).unwrap();
+        let local = q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(local.channels, vec![(c(&t, 0, 1), vec![]), (c(&t, 2, 1), vec![Jars(3)])]);
+        // On a ring the initiator's own input is the back edge: it records at once and logs it.
+        let ring = Topology::ring(3).unwrap();
+        let mut r = aligned(&ring, 0, 5);
+        r.initiate(&ring, S0, &mut out).unwrap();
+        r.receive(&ring, c(&ring, 2, 0), Message::App(Jars(1)), &mut out).unwrap();
+        r.receive(&ring, c(&ring, 2, 0), Message::Marker(S0), &mut out).unwrap();
+        assert_eq!(r.take_local_snapshot(&ring, S0).unwrap().channels, vec![(c(&ring, 2, 0), vec![Jars(1)])]);
+    }
+
+    #[test]
+    fn unaligned_barriers_overtake_output_buffers_which_become_channel_state() {
+        let t = Topology::complete(2).unwrap();
+        let (out01, in10) = (c(&t, 0, 1), c(&t, 1, 0));
+        let mut q = unaligned(&t, 0, 5);
+        let mut out = Out::new();
+        q.send(&t, out01, Jars(1), &mut out).unwrap();
+        q.send(&t, out01, Jars(2), &mut out).unwrap();
+        assert!(out.is_empty(), "sends wait in the output buffer");
+        assert_eq!(q.buffered(&t, out01).copied().collect::<Vec<_>>(), [Jars(1), Jars(2)]);
+        q.transmit(&t, out01, &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Send { channel: out01, message: Message::App(Jars(1)) }]);
+        // The barrier leaves at once, ahead of the buffered cart, which is recorded.
+        out.clear();
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert_eq!(markers(&out), vec![out01]);
+        assert_eq!(q.slot(S0).unwrap().output(0).copied().collect::<Vec<_>>(), [Jars(2)]);
+        out.clear();
+        q.transmit(&t, out01, &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Send { channel: out01, message: Message::App(Jars(2)) }]);
+        assert_eq!(q.transmit(&t, out01, &mut out), Err(CoreError::NothingBuffered { process: p(0), channel: out01 }));
+        q.receive(&t, in10, Message::Marker(S0), &mut out).unwrap();
+        let local = q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(local.state, Bank::new(2));
+        assert_eq!(local.outputs, vec![(out01, vec![Jars(2)])]);
+    }
+
+    #[test]
+    fn unaligned_barriers_overtake_queued_input_which_becomes_channel_state() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = unaligned(&t, 1, 0);
+        let mut out = Out::new();
+        q.receive_overtaking(&t, c(&t, 0, 1), Message::Marker(S0), &[Jars(1), Jars(2)], &mut out).unwrap();
+        assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(0)), "recorded before the overtaken data");
+        // The overtaken carts still arrive, after the barrier: applied, not recorded again.
+        q.receive(&t, c(&t, 0, 1), Message::App(Jars(1)), &mut out).unwrap();
+        q.receive(&t, c(&t, 0, 1), Message::App(Jars(2)), &mut out).unwrap();
+        // The other input: recorded until its barrier, which overtakes one more cart.
+        q.receive(&t, c(&t, 2, 1), Message::App(Jars(4)), &mut out).unwrap();
+        q.receive_overtaking(&t, c(&t, 2, 1), Message::Marker(S0), &[Jars(8)], &mut out).unwrap();
+        q.receive(&t, c(&t, 2, 1), Message::App(Jars(8)), &mut out).unwrap();
+        let local = q.take_local_snapshot(&t, S0).unwrap();
+        assert_eq!(local.channels, vec![(c(&t, 0, 1), vec![Jars(1), Jars(2)]), (c(&t, 2, 1), vec![Jars(4), Jars(8)])]);
+        assert_eq!(q.app(), &Bank::new(15));
+    }
+
+    #[test]
+    fn only_unaligned_barriers_overtake() {
+        let t = Topology::complete(2).unwrap();
+        for mut q in [Process::new(p(1), Bank::new(0)), aligned(&t, 1, 0)] {
+            let before = q.clone();
+            let algorithm = q.algorithm();
+            assert_eq!(
+                q.receive_overtaking(&t, c(&t, 0, 1), Message::Marker(S0), &[Jars(1)], &mut Out::new()),
+                Err(CoreError::Overtaking { process: p(1), channel: c(&t, 0, 1), algorithm })
+            );
+            assert_eq!(q, before);
+        }
+        let mut u = unaligned(&t, 1, 0);
+        assert!(matches!(
+            u.receive_overtaking(&t, c(&t, 0, 1), Message::App(Jars(2)), &[Jars(1)], &mut Out::new()),
+            Err(CoreError::Overtaking { .. })
+        ));
+    }
+
+    #[test]
+    fn unaligned_channel_state_is_the_receivers_side_then_the_senders() {
+        use crate::snapshot::Assembler;
+        let t = Topology::complete(2).unwrap();
+        let (c01, c10) = (c(&t, 0, 1), c(&t, 1, 0));
+        let mut a = unaligned(&t, 0, 5);
+        let mut b = unaligned(&t, 1, 0);
+        let mut out = Out::new();
+        a.send(&t, c01, Jars(1), &mut out).unwrap();
+        a.transmit(&t, c01, &mut out).unwrap(); // on the wire
+        a.send(&t, c01, Jars(2), &mut out).unwrap(); // buffered
+        a.initiate(&t, S0, &mut out).unwrap(); // the barrier is on the wire behind cart 1
+                                               // b takes the barrier ahead of cart 1.
+        b.receive_overtaking(&t, c01, Message::Marker(S0), &[Jars(1)], &mut out).unwrap();
+        a.receive(&t, c10, Message::Marker(S0), &mut out).unwrap();
+        let mut assembler = Assembler::new();
+        assert_eq!(assembler.add(&t, a.take_local_snapshot(&t, S0).unwrap()), Ok(None));
+        let global = assembler.add(&t, b.take_local_snapshot(&t, S0).unwrap()).unwrap().unwrap();
+        assert_eq!(global.state.channels[c01.index()], vec![Jars(1), Jars(2)]);
+        assert_eq!(global.state.processes, vec![Bank::new(2), Bank::new(0)]);
     }
 }

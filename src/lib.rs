@@ -98,6 +98,7 @@
 
 #![warn(missing_docs)]
 
+pub mod algorithm;
 pub mod bank;
 pub mod core;
 pub mod formats;
@@ -113,6 +114,7 @@ pub mod variant;
 pub mod verify;
 pub mod workload;
 
+pub use crate::algorithm::Algorithm;
 pub use crate::core::{Application, CoreError, Effect, Message, Process, Slot, SnapshotId};
 pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot, Tokens};
 pub use crate::spec::{Move, Setup, Spec, Stable, View};

@@ -18,6 +18,10 @@ pub struct LocalSnapshot<A: Application> {
     pub state: A,
     /// Each incoming channel with the messages recorded on it, in arrival order.
     pub channels: Vec<(ChannelId, Vec<A::Msg>)>,
+    /// Unaligned barriers only (empty otherwise): each outgoing channel with what its output
+    /// buffer held when the barrier overtook it, oldest first — the sender's side of the
+    /// channel's state, which follows the receiver's side.
+    pub outputs: Vec<(ChannelId, Vec<A::Msg>)>,
 }
 
 /// A global state: every process's state and every channel's contents (application messages).
@@ -98,11 +102,27 @@ pub enum AssemblyError {
         /// The channels in the part.
         got: Vec<ChannelId>,
     },
+    /// A part's output-buffer records (unaligned barriers) do not list exactly the process's
+    /// outgoing channels.
+    #[error(
+        "snapshot {snapshot}: process {process} recorded output buffers {got:?}, its outgoing channels are {expected:?}"
+    )]
+    WrongOutputs {
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The process.
+        process: ProcessId,
+        /// Its outgoing channels.
+        expected: Vec<ChannelId>,
+        /// The channels in the part.
+        got: Vec<ChannelId>,
+    },
 }
 
 struct Partial<A: Application> {
     processes: Vec<Option<A>>,
-    channels: Vec<Vec<A::Msg>>,
+    /// Per channel: the receiver's side, then the sender's (unaligned barriers).
+    channels: Vec<(Vec<A::Msg>, Vec<A::Msg>)>,
     missing: usize,
 }
 
@@ -139,9 +159,14 @@ impl<A: Application> Assembler<A> {
         if got != expected {
             return Err(AssemblyError::WrongChannels { snapshot, process, expected, got });
         }
+        let outgoing: Vec<ChannelId> = local.outputs.iter().map(|(c, _)| *c).collect();
+        if !outgoing.is_empty() && outgoing != topology.outgoing(process) {
+            let expected = topology.outgoing(process).to_vec();
+            return Err(AssemblyError::WrongOutputs { snapshot, process, expected, got: outgoing });
+        }
         let partial = self.partial.entry(snapshot).or_insert_with(|| Partial {
             processes: vec![None; topology.len()],
-            channels: vec![Vec::new(); topology.channels().len()],
+            channels: vec![(Vec::new(), Vec::new()); topology.channels().len()],
             missing: topology.len(),
         });
         if partial.processes[process.index()].is_some() {
@@ -149,7 +174,10 @@ impl<A: Application> Assembler<A> {
         }
         partial.processes[process.index()] = Some(local.state);
         for (c, messages) in local.channels {
-            partial.channels[c.index()] = messages;
+            partial.channels[c.index()].0 = messages;
+        }
+        for (c, messages) in local.outputs {
+            partial.channels[c.index()].1 = messages;
         }
         partial.missing -= 1;
         if partial.missing > 0 {
@@ -157,7 +185,15 @@ impl<A: Application> Assembler<A> {
         }
         let Some(done) = self.partial.remove(&snapshot) else { return Ok(None) };
         let processes = done.processes.into_iter().flatten().collect();
-        Ok(Some(GlobalSnapshot { id: snapshot, state: GlobalState { processes, channels: done.channels } }))
+        let channels = done
+            .channels
+            .into_iter()
+            .map(|(mut receiver, sender)| {
+                receiver.extend(sender);
+                receiver
+            })
+            .collect();
+        Ok(Some(GlobalSnapshot { id: snapshot, state: GlobalState { processes, channels } }))
     }
 
     /// Ids with some parts but not all.
@@ -176,7 +212,13 @@ mod tests {
     fn local(t: &Topology, p: u16, jars: u32, rec: Vec<Vec<u32>>) -> LocalSnapshot<Bank> {
         let channels =
             t.incoming(ProcessId(p)).iter().zip(rec).map(|(&c, v)| (c, v.into_iter().map(Jars).collect())).collect();
-        LocalSnapshot { snapshot: SnapshotId(0), process: ProcessId(p), state: Bank::new(jars), channels }
+        LocalSnapshot {
+            snapshot: SnapshotId(0),
+            process: ProcessId(p),
+            state: Bank::new(jars),
+            channels,
+            outputs: vec![],
+        }
     }
 
     #[test]

@@ -303,6 +303,49 @@ impl Topology {
         }
     }
 
+    /// The back edges of a depth-first search from `roots` (in order, then from every process
+    /// not reached, by index), by channel index: a channel whose receiver is on the search's
+    /// stack when the channel is followed. The other channels form a graph without cycles, so
+    /// aligned barriers that wait only for them cannot wait on each other; a topology without
+    /// cycles has no back edge at all.
+    pub fn back_edges(&self, roots: &[ProcessId]) -> Vec<bool> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            OnStack,
+            Done,
+        }
+        let mut mark = vec![Mark::New; self.len()];
+        let mut back = vec![false; self.channels.len()];
+        let starts = roots.iter().copied().filter(|p| p.index() < self.len()).chain(self.processes());
+        for start in starts {
+            if mark[start.index()] != Mark::New {
+                continue;
+            }
+            // Each frame: a process and how many of its outgoing channels were followed.
+            let mut stack = vec![(start, 0usize)];
+            mark[start.index()] = Mark::OnStack;
+            while let Some(&mut (p, ref mut next)) = stack.last_mut() {
+                let Some(&c) = self.outgoing(p).get(*next) else {
+                    mark[p.index()] = Mark::Done;
+                    stack.pop();
+                    continue;
+                };
+                *next += 1;
+                let q = self.channels[c.index()].to;
+                match mark[q.index()] {
+                    Mark::OnStack => back[c.index()] = true,
+                    Mark::New => {
+                        mark[q.index()] = Mark::OnStack;
+                        stack.push((q, 0));
+                    }
+                    Mark::Done => {}
+                }
+            }
+        }
+        back
+    }
+
     fn reachable_from(&self, starts: &[ProcessId]) -> Vec<bool> {
         let mut seen = vec![false; self.len()];
         let mut stack: Vec<ProcessId> = starts.to_vec();
@@ -424,5 +467,55 @@ mod tests {
             line.check_initiators(&Initiators::Only(vec![ProcessId(0), ProcessId(1)])),
             Err(TopologyError::Unreachable { from: "b".into(), unreached: vec!["a".into()] })
         );
+    }
+
+    #[test]
+    fn back_edges_close_every_cycle_and_only_cycles() {
+        // A ring from house 0: the one edge back into 0.
+        let ring = Topology::ring(3).unwrap();
+        let back = ring.back_edges(&[ProcessId(0)]);
+        let labels: Vec<String> = ring
+            .channels()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| back[*i])
+            .map(|(i, _)| ring.channel_label(ChannelId(i as u32)))
+            .collect();
+        assert_eq!(labels, ["P2->P0"]);
+        // From house 1 instead, the edge into 1.
+        let back = ring.back_edges(&[ProcessId(1)]);
+        let into_1: Vec<bool> = ring.channels().iter().map(|c| c.to == ProcessId(1)).collect();
+        assert_eq!(back, into_1);
+        // No cycle, no back edge.
+        let line = Topology::from_names(&["a", "b", "c"], &[("a", "b"), ("b", "c"), ("a", "c")]).unwrap();
+        assert!(line.back_edges(&[ProcessId(0)]).iter().all(|b| !b));
+        assert!(line.back_edges(&[ProcessId(2)]).iter().all(|b| !b));
+        // On every topology: the other edges have no cycle (a topological order exists), and
+        // removing any back edge leaves a cycle only if another back edge is on it.
+        for t in [Topology::complete(4).unwrap(), Topology::bidi_ring(5).unwrap(), Topology::star(4).unwrap(), ring] {
+            let back = t.back_edges(&[ProcessId(0)]);
+            let mut indegree = vec![0; t.len()];
+            for (i, c) in t.channels().iter().enumerate() {
+                if !back[i] {
+                    indegree[c.to.index()] += 1;
+                }
+            }
+            let mut ready: Vec<ProcessId> = t.processes().filter(|p| indegree[p.index()] == 0).collect();
+            let mut ordered = 0;
+            while let Some(p) = ready.pop() {
+                ordered += 1;
+                for &c in t.outgoing(p) {
+                    if !back[c.index()] {
+                        let q = t.channel(c).to;
+                        indegree[q.index()] -= 1;
+                        if indegree[q.index()] == 0 {
+                            ready.push(q);
+                        }
+                    }
+                }
+            }
+            assert_eq!(ordered, t.len(), "the forward edges of {t:?} have a cycle");
+            assert!(back.iter().any(|&b| b), "{t:?} has cycles, so some back edge");
+        }
     }
 }
