@@ -119,10 +119,14 @@ pub enum AssemblyError {
     },
 }
 
+/// One channel's recorded state in two parts: the receiver's side, then the sender's (unaligned
+/// barriers' output buffers).
+type Sides<M> = (Vec<M>, Vec<M>);
+
 struct Partial<A: Application> {
     processes: Vec<Option<A>>,
-    /// Per channel: the receiver's side, then the sender's (unaligned barriers).
-    channels: Vec<(Vec<A::Msg>, Vec<A::Msg>)>,
+    /// Per channel.
+    channels: Vec<Sides<A::Msg>>,
     missing: usize,
 }
 
