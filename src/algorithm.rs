@@ -75,6 +75,7 @@ mod tests {
     fn names_round_trip_and_unknown_names_are_refused() {
         for a in Algorithm::ALL {
             assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
+            assert_eq!(a.to_string(), a.name());
         }
         assert_eq!("flink".parse::<Algorithm>(), Err(UnknownAlgorithm("flink".into())));
         assert_eq!(Algorithm::default(), Algorithm::ChandyLamport);

@@ -556,6 +556,11 @@ impl<A: Application> Process<A> {
         self.out.as_slice().iter().filter(move |(c, _)| *c == j).map(|(_, m)| m)
     }
 
+    /// Unaligned barriers: every message waiting in an output buffer, whatever its channel.
+    pub fn buffered_all(&self) -> impl Iterator<Item = &A::Msg> + '_ {
+        self.out.as_slice().iter().map(|(_, m)| m)
+    }
+
     /// Unaligned barriers: the oldest message buffered for `channel` leaves on it.
     pub fn transmit(
         &mut self,

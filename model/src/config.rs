@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use chandy_lamport::formats::top::{TopFile, TopWarning};
 use chandy_lamport::formats::FormatError;
-use chandy_lamport::{Initiators, ProcessId, Topology, TopologyError, Variant};
+use chandy_lamport::{Algorithm, Initiators, ProcessId, Topology, TopologyError, Variant};
 use thiserror::Error;
 
 use crate::state::MAX_HOUSES;
@@ -146,6 +146,8 @@ pub struct Config {
     pub mode: Mode,
     /// Partial-order reduction (`--por`): explore a persistent subset of the enabled steps.
     pub por: bool,
+    /// The marker rules the houses follow.
+    pub algorithm: Algorithm,
 }
 
 impl Default for Config {
@@ -164,6 +166,7 @@ impl Default for Config {
             variant: Variant::None,
             mode: Mode::Full,
             por: false,
+            algorithm: Algorithm::ChandyLamport,
         }
     }
 }
@@ -257,6 +260,31 @@ pub enum ConfigError {
          steps, so no two steps commute (use --properties full or basic)"
     )]
     PorLiteral,
+    /// A barrier algorithm with a property mode whose ghost data does not model it yet.
+    #[error(
+        "--algorithm {algorithm} is checked with --properties basic only (the ledger, termination and the core \
+         accepting every step): the {mode} mode's ghost data does not yet follow output buffers and blocked inputs"
+    )]
+    AlgorithmMode {
+        /// The algorithm.
+        algorithm: Algorithm,
+        /// The property mode asked for.
+        mode: Mode,
+    },
+    /// A barrier algorithm with `--por`, whose independence argument covers Chandy–Lamport only.
+    #[error(
+        "--algorithm {0} cannot be used with --por: the reduction's independence argument covers chandy-lamport \
+         only (blocked inputs and output buffers make more steps dependent)"
+    )]
+    AlgorithmPor(Algorithm),
+    /// A barrier algorithm with a Chandy–Lamport fault variant.
+    #[error("--variant {variant} is a fault of chandy-lamport, not of --algorithm {algorithm}")]
+    AlgorithmVariant {
+        /// The algorithm.
+        algorithm: Algorithm,
+        /// The variant.
+        variant: Variant,
+    },
     /// More carts than the ghost data's theft counter holds.
     #[error("--theft: {houses} houses x --sends {sends} = {carts} carts could be stolen, but the model counts stolen jars in one byte (at most 255)")]
     TheftCount {
@@ -292,6 +320,8 @@ pub struct Resolved {
     pub mode: Mode,
     /// Partial-order reduction.
     pub por: bool,
+    /// The marker rules the houses follow.
+    pub algorithm: Algorithm,
     /// Lines of the topology file that were ignored (self-links), for the caller to show.
     pub warnings: Vec<TopWarning>,
 }
@@ -370,6 +400,17 @@ impl Config {
         if self.por && self.mode == Mode::Literal {
             return Err(ConfigError::PorLiteral);
         }
+        if self.algorithm != Algorithm::ChandyLamport {
+            if self.mode != Mode::Basic {
+                return Err(ConfigError::AlgorithmMode { algorithm: self.algorithm, mode: self.mode });
+            }
+            if self.por {
+                return Err(ConfigError::AlgorithmPor(self.algorithm));
+            }
+            if self.variant != Variant::None {
+                return Err(ConfigError::AlgorithmVariant { algorithm: self.algorithm, variant: self.variant });
+            }
+        }
         let carts = n * usize::from(self.sends);
         if self.theft && carts > 255 {
             return Err(ConfigError::TheftCount { houses: n, sends: self.sends, carts });
@@ -386,6 +427,7 @@ impl Config {
             variant: self.variant,
             mode: self.mode,
             por: self.por,
+            algorithm: self.algorithm,
             warnings,
         })
     }

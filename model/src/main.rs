@@ -20,7 +20,7 @@ use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::orders::Orders;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
 use chandy_lamport::spec::Spec;
-use chandy_lamport::Variant;
+use chandy_lamport::{Algorithm, Variant};
 use clap::{Args, Parser, Subcommand};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
 use model::shard::ShardSpec;
@@ -185,6 +185,11 @@ struct ModelArgs {
     /// steps (same verdicts, fewer states; not with --properties literal or --symmetry).
     #[arg(long)]
     por: bool,
+    /// The marker rules: chandy-lamport, aligned (barriers block inputs until all are in) or
+    /// unaligned (barriers overtake queued data, which is recorded); the barrier algorithms
+    /// with --properties basic.
+    #[arg(long, default_value = "chandy-lamport")]
+    algorithm: Algorithm,
 }
 
 /// A count of at least 1.
@@ -261,6 +266,7 @@ impl ModelArgs {
             variant: self.variant,
             mode: self.properties,
             por: self.por,
+            algorithm: self.algorithm,
         };
         let resolved = config.resolve()?;
         for w in &resolved.warnings {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use chandy_lamport::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
-    ChannelId, CoreError, Effect, Initiators, Message, Process, ProcessId, SnapshotId, Topology, Variant,
+    Algorithm, ChannelId, CoreError, Effect, Initiators, Message, Process, ProcessId, SnapshotId, Topology, Variant,
 };
 use stateright::{Model, Property};
 
@@ -72,6 +72,14 @@ pub enum Action<M, S> {
     Flush {
         /// The house.
         house: u8,
+    },
+    /// Unaligned barriers: the oldest cart in `house`'s output buffer for `channel` goes onto
+    /// the wire.
+    Transmit {
+        /// The sending house.
+        house: u8,
+        /// One of its outgoing channels.
+        channel: u8,
     },
 }
 
@@ -155,6 +163,10 @@ impl<A: Spec> ChandyLamport<A> {
         if self.cfg.por {
             return Err(POR_WITH_SYMMETRY);
         }
+        if self.cfg.algorithm != Algorithm::ChandyLamport {
+            return Err("--symmetry is for --algorithm chandy-lamport only (the barrier algorithms' back edges and \
+                 output buffers are numbered by channel, and a permutation does not renumber them)");
+        }
         let group = crate::symmetry::Group::of(&self.cfg);
         let size = group.len();
         self.sym = crate::symmetry::register(group);
@@ -216,10 +228,19 @@ impl<A: Spec> ChandyLamport<A> {
         }
         let non_fifo = self.cfg.variant == Variant::NonFifo;
         let lose = self.cfg.variant == Variant::LoseMarkers;
+        let unaligned = self.cfg.algorithm == Algorithm::Unaligned;
         for (c, chan) in s.chans.iter().enumerate() {
+            // Aligned barriers: nothing is taken from a blocked input.
+            let blocked = self.cfg.algorithm == Algorithm::Aligned && {
+                let id = ChannelId(c as u32);
+                s.procs[t.channel(id).to.index()].is_blocked(t, id)
+            };
             for (i, packet) in chan.iter().enumerate() {
                 let (c, index) = (c as u8, i as u8);
-                if (i == 0 || non_fifo) && !visit(Action::Deliver { channel: c, index }) {
+                // Unaligned barriers overtake the carts queued ahead of them (not other barriers).
+                let overtakes = unaligned && !packet.is_app() && chan[..i].iter().all(Packet::is_app);
+                let deliverable = if i == 0 { !(blocked && packet.is_app()) } else { non_fifo || overtakes };
+                if deliverable && !visit(Action::Deliver { channel: c, index }) {
                     return;
                 }
                 if self.cfg.theft && packet.is_app() && !visit(Action::Steal { channel: c, index }) {
@@ -233,6 +254,16 @@ impl<A: Spec> ChandyLamport<A> {
         for p in t.processes() {
             if s.procs[p.index()].has_deferred() && !visit(Action::Flush { house: p.0 as u8 }) {
                 return;
+            }
+        }
+        if unaligned {
+            for p in t.processes() {
+                for &c in t.outgoing(p) {
+                    let buffered = s.procs[p.index()].buffered(t, c).next().is_some();
+                    if buffered && !visit(Action::Transmit { house: p.0 as u8, channel: c.0 as u8 }) {
+                        return;
+                    }
+                }
             }
         }
         for p in t.processes() {
@@ -318,7 +349,13 @@ impl<A: Spec> ChandyLamport<A> {
             let slot = p.slot(s).filter(|slot| slot.is_complete())?;
             houses.push(slot.state?.0);
             for (i, &c) in t.incoming(p.id()).iter().enumerate() {
-                channels[c.index()] = slot.record(i).copied().collect();
+                // The receiver's side first: unaligned senders' sides are appended below.
+                let mut record: Vec<Cart<A>> = slot.record(i).copied().collect();
+                record.append(&mut channels[c.index()]);
+                channels[c.index()] = record;
+            }
+            for (j, &c) in t.outgoing(p.id()).iter().enumerate() {
+                channels[c.index()].extend(slot.output(j).copied());
             }
         }
         Some(Recorded { houses, channels })
@@ -332,6 +369,8 @@ impl<A: Spec> ChandyLamport<A> {
             let slot = p.slot(s).filter(|slot| slot.is_complete())?;
             total += slot.state?.held();
             total += slot.recorded().map(|(_, m)| A::carried(&m.msg)).sum::<u64>();
+            let outgoing = self.cfg.topology.outgoing(p.id()).len();
+            total += (0..outgoing).flat_map(|j| slot.output(j)).map(|m| A::carried(&m.msg)).sum::<u64>();
         }
         Some(total)
     }
@@ -403,13 +442,20 @@ impl<A: Spec> Model for ChandyLamport<A> {
     type Action = Act<A>;
 
     fn init_states(&self) -> Vec<State<A>> {
+        // Snapshots start at the initiators: the aligned mode's back edges are found from them.
+        let roots: Vec<ProcessId> = self.cfg.topology.processes().filter(|p| self.cfg.initiators[p.index()]).collect();
         let procs: smallvec::SmallVec<[Shared<A>; 4]> = self
             .cfg
             .topology
             .processes()
             .map(|p| {
                 let house = Stamped(A::initial(p, self.cfg.tokens[p.index()]));
-                Shared::new(Process::with_variant(p, house, self.core_variant))
+                let core = Process::with_variant(p, house, self.core_variant).with_algorithm(
+                    &self.cfg.topology,
+                    self.cfg.algorithm,
+                    &roots,
+                );
+                Shared::new(core)
             })
             .collect();
         let history = (self.cfg.mode == Mode::Literal).then(|| {
@@ -538,12 +584,19 @@ impl<A: Spec> ChandyLamport<A> {
                     let recorded = self.recorded_bits(&last.procs[q]);
                     g.on_receive(last, c.index(), i, *cart, *tag, recorded, done_before);
                 }
+                let overtaken: smallvec::SmallVec<[Cart<A>; 4]> = last.chans.get(c.index())[..i]
+                    .iter()
+                    .filter_map(|p| match p.msg {
+                        Message::App(cart) if self.cfg.algorithm == Algorithm::Unaligned => Some(cart),
+                        _ => None,
+                    })
+                    .collect();
                 let packet = next.chans.remove(c.index(), i);
                 let input = match packet.msg {
                     Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                 };
-                if let Err(e) = next.procs[q].edit(|house| house.receive(t, c, packet.msg, fx)) {
+                if let Err(e) = next.procs[q].edit(|house| house.receive_overtaking(t, c, packet.msg, &overtaken, fx)) {
                     return refused(e);
                 }
                 self.apply(&mut next, q, input, fx, 0);
@@ -584,6 +637,14 @@ impl<A: Spec> ChandyLamport<A> {
                 next.procs[p].edit(|house| house.flush(t, fx));
                 self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
+            Action::Transmit { house, channel } => {
+                let p = house as usize;
+                let c = ChannelId(u32::from(channel));
+                if let Err(e) = next.procs[p].edit(|house| house.transmit(t, c, fx)) {
+                    return refused(e);
+                }
+                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+            }
         }
         self.completed(&mut next, done_before);
         if let Some(h) = next.history.as_mut() {
@@ -611,6 +672,9 @@ impl<A: Spec> ChandyLamport<A> {
             Action::LoseMarker { channel, index } => format!("marker {index} on {} is lost", chan(channel)),
             Action::Initiate { house, snapshot } => format!("{} initiates snapshot {snapshot}", name(house)),
             Action::Flush { house } => format!("{} is idle: the work it deferred happens", name(house)),
+            Action::Transmit { house, channel } => {
+                format!("{} puts the oldest cart of its buffer for {} on the road", name(house), chan(channel))
+            }
         }
     }
 }

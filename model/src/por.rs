@@ -55,6 +55,8 @@ pub fn group<M, S>(action: &Action<M, S>) -> Group {
         }
         Action::Initiate { house, .. } => Group::Init(house),
         Action::Flush { house } => Group::Flush(house),
+        // Never reduced: --por is refused with the barrier algorithms.
+        Action::Transmit { house, .. } => Group::Moves(house),
     }
 }
 

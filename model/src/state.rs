@@ -347,7 +347,9 @@ impl<A: Spec> StateData<A> {
                 Message::Marker(_) => 0,
             })
             .sum();
-        held + moving
+        // Unaligned barriers: carts still in their senders' output buffers.
+        let buffered: u64 = self.procs.iter().flat_map(|p| p.buffered_all()).map(|m| A::carried(&m.msg)).sum();
+        held + moving + buffered
     }
 }
 

@@ -176,7 +176,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     escape(&m.format_action(action))
                 );
             }
-            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } => {}
+            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } | Action::Transmit { .. } => {}
         }
         // New messages: whatever was appended to each channel in this step.
         for (c, chan) in after.chans.iter().enumerate() {
