@@ -538,6 +538,7 @@ impl<A: Application> Process<A> {
 
     fn blocked(&self, i: usize) -> bool {
         self.algorithm == Algorithm::Aligned
+            && self.variant != Variant::ProcessAfterBarrier
             && !self.back.get(i)
             && self.slots.iter().any(|s| s.state.is_none() && s.closed.get(i))
     }
@@ -764,8 +765,10 @@ impl<A: Application> Process<A> {
                 }
                 self.app.on_message(from, &msg);
                 let variant = self.variant;
+                // aligned-cycle-no-backedge: back edges are neither waited for nor logged.
+                let unlogged = variant == Variant::AlignedCycleNoBackedge && self.back.get(idx);
                 for slot in self.slots.iter_mut() {
-                    if slot.records_on(idx, variant) {
+                    if slot.records_on(idx, variant) && !unlogged {
                         slot.push(idx, msg.clone(), variant == Variant::RecordsReversed);
                     }
                 }
@@ -891,6 +894,13 @@ impl<A: Application> Process<A> {
         if self.algorithm == Algorithm::Unaligned {
             // The barriers overtake the output buffers: what they hold is channel state.
             self.slots[i].output = self.out.clone();
+            if self.variant == Variant::WrongInflightChannels {
+                // Only the first outgoing channel is checked for in-flight data.
+                self.slots[i].output = Rare::default();
+                for &(j, ref m) in self.out.as_slice().iter().filter(|(j, _)| *j == 0) {
+                    self.slots[i].output.vec_mut().push((j, m.clone()));
+                }
+            }
         }
         out.push(Effect::Recorded { snapshot, initiated });
         match self.variant {

@@ -9,6 +9,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::algorithm::Algorithm;
+
 /// A fault injected into the marker rules (core variants) or the channels (channel variants).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Variant {
@@ -46,6 +48,15 @@ pub enum Variant {
     NonFifo,
     /// Channel fault: markers may be lost in transit.
     LoseMarkers,
+    /// Aligned barriers (FLINK-17568): an input is not blocked after its barrier, so data
+    /// behind the barrier is processed before the process records.
+    ProcessAfterBarrier,
+    /// Aligned barriers on a cycle: back edges are not waited for, but what arrives on them
+    /// between the recording and their barrier is not logged either.
+    AlignedCycleNoBackedge,
+    /// Unaligned barriers (FLINK-18139): the wrong channels are checked for in-flight data: only
+    /// the first outgoing channel's output buffer is recorded.
+    WrongInflightChannels,
 }
 
 /// A variant name that does not exist.
@@ -58,7 +69,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 15] = [
+    pub const ALL: [Variant; 18] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -74,6 +85,9 @@ impl Variant {
         Variant::DoubleMarker,
         Variant::NonFifo,
         Variant::LoseMarkers,
+        Variant::ProcessAfterBarrier,
+        Variant::AlignedCycleNoBackedge,
+        Variant::WrongInflightChannels,
     ];
 
     /// The name used on the command line.
@@ -94,6 +108,9 @@ impl Variant {
             Variant::DoubleMarker => "double-marker",
             Variant::NonFifo => "non-fifo",
             Variant::LoseMarkers => "lose-markers",
+            Variant::ProcessAfterBarrier => "process-after-barrier",
+            Variant::AlignedCycleNoBackedge => "aligned-cycle-no-backedge",
+            Variant::WrongInflightChannels => "wrong-inflight-channels",
         }
     }
 
@@ -123,7 +140,35 @@ impl Variant {
             }
             Variant::NonFifo => "(channel) any message in transit may be delivered, not just the head",
             Variant::LoseMarkers => "(channel) markers may be lost in transit",
+            Variant::ProcessAfterBarrier => {
+                "(aligned; FLINK-17568) data behind a barrier is processed before the process records"
+            }
+            Variant::AlignedCycleNoBackedge => {
+                "(aligned) on a cycle, what arrives on a back edge before its barrier is not logged"
+            }
+            Variant::WrongInflightChannels => {
+                "(unaligned; FLINK-18139) only the first outgoing channel's buffered data is recorded"
+            }
         }
+    }
+
+    /// The algorithm whose fault this is (`None` is correct in every algorithm).
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            Variant::ProcessAfterBarrier | Variant::AlignedCycleNoBackedge => Algorithm::Aligned,
+            Variant::WrongInflightChannels => Algorithm::Unaligned,
+            _ => Algorithm::ChandyLamport,
+        }
+    }
+
+    /// The variants a process running `algorithm` can have, `None` first.
+    pub fn of(algorithm: Algorithm) -> impl Iterator<Item = Variant> {
+        Variant::ALL.into_iter().filter(move |v| v.applies_to(algorithm))
+    }
+
+    /// Whether a process running `algorithm` can have this fault.
+    pub fn applies_to(self, algorithm: Algorithm) -> bool {
+        self == Variant::None || self.algorithm() == algorithm
     }
 
     /// True for faults of the channels rather than of the marker rules.
@@ -154,7 +199,12 @@ mod tests {
     fn names_round_trip_and_unknown_is_an_error() {
         for v in Variant::ALL {
             assert_eq!(v.name().parse::<Variant>(), Ok(v));
+            assert!(v.applies_to(v.algorithm()));
         }
+        assert!(Variant::None.applies_to(Algorithm::Aligned) && Variant::None.applies_to(Algorithm::Unaligned));
+        assert!(!Variant::LateRecord.applies_to(Algorithm::Aligned));
+        assert!(!Variant::ProcessAfterBarrier.applies_to(Algorithm::ChandyLamport));
+        assert!(!Variant::WrongInflightChannels.applies_to(Algorithm::Aligned));
         let err = "fifo".parse::<Variant>().unwrap_err();
         assert!(err.to_string().contains("unknown variant \"fifo\""));
         assert!(err.to_string().contains("late-record"));

@@ -251,7 +251,9 @@ fn a_core_fault_no_channel_recording_is_caught_as_a_missing_message() {
 #[test]
 fn every_core_variant_is_caught_on_some_seed() {
     let t = Topology::complete(3).expect("valid");
-    for variant in Variant::ALL.into_iter().filter(|v| *v != Variant::None && !v.is_channel_fault()) {
+    for variant in
+        Variant::of(chandy_lamport::Algorithm::ChandyLamport).filter(|v| *v != Variant::None && !v.is_channel_fault())
+    {
         let (seed, failure) =
             first_failure(&t, variant).unwrap_or_else(|| panic!("{variant}: no seed in 0..64 is caught"));
         println!("{variant}, seed {seed}: {failure}");

@@ -235,7 +235,8 @@ fn every_core_variant_is_caught() {
         Variant::RecordTwice,
         Variant::DoubleMarker,
     ];
-    let core: Vec<Variant> =
-        Variant::ALL.into_iter().filter(|v| *v != Variant::None && !v.is_channel_fault()).collect();
+    let core: Vec<Variant> = Variant::of(chandy_lamport::Algorithm::ChandyLamport)
+        .filter(|v| *v != Variant::None && !v.is_channel_fault())
+        .collect();
     assert_eq!(core, tested);
 }

@@ -277,8 +277,8 @@ pub enum ConfigError {
          only (blocked inputs and output buffers make more steps dependent)"
     )]
     AlgorithmPor(Algorithm),
-    /// A barrier algorithm with a Chandy–Lamport fault variant.
-    #[error("--variant {variant} is a fault of chandy-lamport, not of --algorithm {algorithm}")]
+    /// A fault variant of another algorithm than the one checked.
+    #[error("--variant {variant} is a fault of --algorithm {}, not of --algorithm {algorithm}", variant.algorithm())]
     AlgorithmVariant {
         /// The algorithm.
         algorithm: Algorithm,
@@ -407,9 +407,9 @@ impl Config {
             if self.por {
                 return Err(ConfigError::AlgorithmPor(self.algorithm));
             }
-            if self.variant != Variant::None {
-                return Err(ConfigError::AlgorithmVariant { algorithm: self.algorithm, variant: self.variant });
-            }
+        }
+        if !self.variant.applies_to(self.algorithm) {
+            return Err(ConfigError::AlgorithmVariant { algorithm: self.algorithm, variant: self.variant });
         }
         let carts = n * usize::from(self.sends);
         if self.theft && carts > 255 {

@@ -123,7 +123,7 @@ fn barrier_algorithms_refuse_what_they_do_not_support_yet() {
     );
     bad_input(
         &["check", "--algorithm", "aligned", "--properties", "basic", "--variant", "late-record"],
-        "--variant late-record is a fault of chandy-lamport, not of --algorithm aligned",
+        "--variant late-record is a fault of --algorithm chandy-lamport, not of --algorithm aligned",
     );
     bad_input(&["check", "--algorithm", "flink"], "unknown algorithm \"flink\"");
     bad_input(&["check", "--algorithm", "aligned", "--properties", "basic", "--symmetry"], "--symmetry");
