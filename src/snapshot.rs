@@ -254,5 +254,20 @@ mod tests {
         let mut stranger = local(&t, 1, 1, vec![vec![]]);
         stranger.process = ProcessId(9);
         assert!(matches!(a.add(&t, stranger), Err(AssemblyError::UnknownProcess { .. })));
+        // Output-buffer records (unaligned barriers) must list exactly the outgoing channels.
+        let mut outputs = local(&t, 1, 1, vec![vec![]]);
+        outputs.outputs = vec![(ChannelId(0), vec![])];
+        assert_eq!(
+            a.add(&t, outputs),
+            Err(AssemblyError::WrongOutputs {
+                snapshot: SnapshotId(0),
+                process: ProcessId(1),
+                expected: vec![ChannelId(1)],
+                got: vec![ChannelId(0)]
+            })
+        );
+        let mut right = local(&t, 1, 1, vec![vec![]]);
+        right.outputs = vec![(ChannelId(1), vec![Jars(4)])];
+        assert_eq!(a.add(&t, right), Ok(None));
     }
 }

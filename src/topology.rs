@@ -486,6 +486,9 @@ mod tests {
         let back = ring.back_edges(&[ProcessId(1)]);
         let into_1: Vec<bool> = ring.channels().iter().map(|c| c.to == ProcessId(1)).collect();
         assert_eq!(back, into_1);
+        // A root that is no process is skipped: the search starts from process 0.
+        assert_eq!(ring.back_edges(&[ProcessId(7)]), ring.back_edges(&[ProcessId(0)]));
+        assert_eq!(ring.back_edges(&[ProcessId(3)]), ring.back_edges(&[]));
         // No cycle, no back edge.
         let line = Topology::from_names(&["a", "b", "c"], &[("a", "b"), ("b", "c"), ("a", "c")]).unwrap();
         assert!(line.back_edges(&[ProcessId(0)]).iter().all(|b| !b));
