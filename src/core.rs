@@ -553,7 +553,7 @@ impl<A: Application> Process<A> {
     /// Unaligned barriers: the messages waiting in the output buffer of `channel`, oldest
     /// first (empty in the other algorithms, which send at once).
     pub fn buffered(&self, topology: &Topology, channel: ChannelId) -> impl Iterator<Item = &A::Msg> + '_ {
-        let j = topology.outgoing(self.id).iter().position(|&c| c == channel).map_or(u32::MAX, |j| j as u32);
+        let j = self.outgoing_index(topology, channel).map_or(u32::MAX, |j| j as u32);
         self.out.as_slice().iter().filter(move |(c, _)| *c == j).map(|(_, m)| m)
     }
 
@@ -569,11 +569,7 @@ impl<A: Application> Process<A> {
         channel: ChannelId,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
-        let j = topology
-            .outgoing(self.id)
-            .iter()
-            .position(|&c| c == channel)
-            .ok_or(CoreError::NotOutgoing { process: self.id, channel })? as u32;
+        let j = self.outgoing_index(topology, channel)? as u32;
         let at = self.out.as_slice().iter().position(|(c, _)| *c == j);
         let (_, msg) =
             at.and_then(|at| self.out.remove(at)).ok_or(CoreError::NothingBuffered { process: self.id, channel })?;
@@ -624,6 +620,14 @@ impl<A: Application> Process<A> {
             .ok_or(CoreError::NotIncoming { process: self.id, channel })
     }
 
+    fn outgoing_index(&self, topology: &Topology, channel: ChannelId) -> Result<usize, CoreError> {
+        topology
+            .outgoing(self.id)
+            .iter()
+            .position(|&c| c == channel)
+            .ok_or(CoreError::NotOutgoing { process: self.id, channel })
+    }
+
     fn slot_index(&self, snapshot: SnapshotId) -> Option<usize> {
         self.slots.iter().position(|s| s.id == snapshot)
     }
@@ -637,14 +641,11 @@ impl<A: Application> Process<A> {
         msg: A::Msg,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
-        if !topology.outgoing(self.id).contains(&channel) {
-            return Err(CoreError::NotOutgoing { process: self.id, channel });
-        }
+        let j = self.outgoing_index(topology, channel)?;
         let to = topology.channel(channel).to;
         self.app.on_send(to, &msg).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
         if self.algorithm == Algorithm::Unaligned {
             // Into the output buffer; `transmit` puts it on the wire.
-            let j = topology.outgoing(self.id).iter().position(|&c| c == channel).unwrap_or(0);
             self.out.vec_mut().push((j as u32, msg));
         } else {
             out.push(Effect::Send { channel, message: Message::App(msg) });

@@ -155,6 +155,8 @@ impl Spec for Orders {
     const NAME: &'static str = "orders";
     const CONSERVES: bool = true;
 
+    const MAX_TOKENS: u32 = u8::MAX as u32;
+
     fn initial(p: ProcessId, tokens: u32) -> Self {
         Orders::new(p, u8::try_from(tokens).unwrap_or(u8::MAX))
     }

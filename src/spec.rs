@@ -101,7 +101,12 @@ pub trait Spec:
     /// must equal the quantity at the start.
     const CONSERVES: bool = false;
 
-    /// The initial state of process `p` given `tokens` (`--tokens`, or the topology file's).
+    /// The largest `tokens` [`Spec::initial`] takes; drivers refuse more (naming where the
+    /// number came from) rather than let a state silently hold less.
+    const MAX_TOKENS: u32 = u32::MAX;
+
+    /// The initial state of process `p` given `tokens` (`--tokens`, or the topology file's), at
+    /// most [`Spec::MAX_TOKENS`].
     fn initial(p: ProcessId, tokens: u32) -> Self;
 
     /// Every move `me` may make now, in a fixed order, whatever its budget (the harness checks
@@ -188,6 +193,12 @@ pub trait Spec:
             Move::Internal(step) => format!("takes internal step {step:?}"),
         }
     }
+}
+
+/// The first process whose `tokens` exceed what `A` takes ([`Spec::MAX_TOKENS`]), with its
+/// tokens.
+pub fn too_many_tokens<A: Spec>(tokens: &[u32]) -> Option<(ProcessId, u32)> {
+    tokens.iter().enumerate().find(|(_, &t)| t > A::MAX_TOKENS).map(|(i, &t)| (ProcessId(i as u16), t))
 }
 
 /// Whether process `p` of `view` has a move within its budget.

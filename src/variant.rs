@@ -196,6 +196,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_variant_is_described_and_no_two_alike() {
+        let mut seen = std::collections::HashSet::new();
+        for v in Variant::ALL {
+            let d = v.description();
+            assert!(d.split_whitespace().count() >= 3, "{v}: {d:?}");
+            assert!(seen.insert(d), "{v} shares its description");
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_unknown_is_an_error() {
         for v in Variant::ALL {
             assert_eq!(v.name().parse::<Variant>(), Ok(v));

@@ -54,6 +54,9 @@ fn agreed(v: &View<'_, Gossip>) -> bool {
 impl Spec for Gossip {
     const NAME: &'static str = "gossip";
 
+    /// `p + tokens` fits a byte for every house of the model.
+    const MAX_TOKENS: u32 = u8::MAX as u32 - model::state::MAX_HOUSES as u32;
+
     /// House `p` starts knowing `p + tokens` (different values, so there is news to spread).
     fn initial(p: ProcessId, tokens: u32) -> Self {
         Gossip { max: u8::try_from(u32::from(p.0) + tokens).unwrap_or(u8::MAX) }

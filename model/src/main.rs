@@ -269,6 +269,13 @@ impl ModelArgs {
             algorithm: self.algorithm,
         };
         let resolved = config.resolve()?;
+        if let Some((p, t)) = chandy_lamport::spec::too_many_tokens::<A>(&resolved.tokens) {
+            let source = match &self.topology {
+                TopologySpec::File(path) => format!("{} (house {})", path.display(), resolved.topology.name(p)),
+                _ => "--tokens".to_string(),
+            };
+            anyhow::bail!("{source}: {t} tokens, but the {} application takes at most {}", A::NAME, A::MAX_TOKENS);
+        }
         for w in &resolved.warnings {
             eprintln!("warning: {w}");
         }

@@ -92,12 +92,21 @@ pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow:
     for w in &top.warnings {
         eprintln!("warning: {w}");
     }
-    fn initial<A: Spec>(top: &TopFile) -> Vec<A> {
-        top.topology.processes().map(|p| A::initial(p, top.tokens.get(p.index()).copied().unwrap_or(0))).collect()
+    fn initial<A: Spec>(top: &TopFile, path: &Path) -> anyhow::Result<Vec<A>> {
+        if let Some((p, t)) = chandy_lamport::spec::too_many_tokens::<A>(&top.tokens) {
+            let line = top.node_lines.get(p.index()).map_or(String::new(), |l| format!(":{l}"));
+            anyhow::bail!(
+                "{}{line}: {t} tokens, but the {} application takes at most {}",
+                path.display(),
+                A::NAME,
+                A::MAX_TOKENS
+            );
+        }
+        Ok(top.topology.processes().map(|p| A::initial(p, top.tokens.get(p.index()).copied().unwrap_or(0))).collect())
     }
     let outcome = match app {
-        App::Bank => verify_logs::<Bank>(&top.topology, initial(&top), traces)?,
-        App::Orders => verify_logs::<Orders>(&top.topology, initial(&top), traces)?,
+        App::Bank => verify_logs::<Bank>(&top.topology, initial(&top, topology)?, traces)?,
+        App::Orders => verify_logs::<Orders>(&top.topology, initial(&top, topology)?, traces)?,
     };
     let mut out = std::io::stdout().lock();
     if json {

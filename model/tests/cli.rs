@@ -51,6 +51,23 @@ fn bad_flags_exit_2_naming_the_problem() {
         "--por cannot be used with --properties literal",
     );
     bad_input(&["check", "--por", "--symmetry", "--procs", "2"], "--por cannot be combined with --symmetry");
+    // Nothing is clamped: an application that holds fewer tokens refuses more.
+    bad_input(
+        &["check", "--app", "orders", "--tokens", "256"],
+        "--tokens: 256 tokens, but the orders application takes at most 255",
+    );
+}
+
+#[test]
+fn tokens_beyond_the_application_in_a_topology_file_name_the_file() {
+    let top = temp_file("tokens.top", "2\n0 1\n1 300\n0 1\n1 0\n");
+    let path = top.to_str().unwrap();
+    let out = model(&["check", "--app", "orders", "--topology", path]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("{path} (house 1): 300 tokens")), "{}", stderr(&out));
+    let out = model(&["verify", "--app", "orders", "--topology", path, "--trace", path]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("{path}:3: 300 tokens")), "{}", stderr(&out));
 }
 
 #[test]
