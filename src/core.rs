@@ -36,8 +36,10 @@ impl std::fmt::Display for SnapshotId {
 pub enum Message<M> {
     /// An application message.
     App(M),
-    /// The marker of a snapshot.
+    /// The marker of a snapshot (a barrier, in the barrier algorithms).
     Marker(SnapshotId),
+    /// Barrier algorithms only: the checkpoint was cancelled upstream (a cancellation barrier).
+    Cancel(SnapshotId),
 }
 
 /// Why an application refused a local step: a send or an internal step it cannot take now.
@@ -94,6 +96,13 @@ pub enum Effect<M> {
     /// This process's part of `snapshot` is complete: fetch it with
     /// [`Process::take_local_snapshot`] or read it with [`Process::slot`].
     Completed {
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// Barrier algorithms only: this process gave up its part of `snapshot` (it declined, a
+    /// cancellation barrier arrived, a newer checkpoint's barrier subsumed it, or its trigger
+    /// came after a newer one). The coordinator aborts the checkpoint.
+    Aborted {
         /// The snapshot.
         snapshot: SnapshotId,
     },
@@ -184,6 +193,14 @@ pub enum CoreError {
         process: ProcessId,
         /// The channel.
         channel: ChannelId,
+        /// The algorithm the process runs.
+        algorithm: Algorithm,
+    },
+    /// A cancellation barrier, or a decline, in an algorithm that has no cancellation.
+    #[error("process {process}: {algorithm} has no cancellation barriers")]
+    NoCancellation {
+        /// The process.
+        process: ProcessId,
         /// The algorithm the process runs.
         algorithm: Algorithm,
     },
@@ -467,6 +484,9 @@ pub struct Process<A: Application> {
     back: Bits,
     /// Unaligned barriers: the output buffers (outgoing channel number, message), oldest first.
     out: Rare<(u32, A::Msg)>,
+    /// Barrier algorithms: one more than the newest checkpoint id this process has started,
+    /// cancelled or seen a barrier of (0: none). Older barriers are obsolete.
+    newest: u32,
 }
 
 impl<A: Application> Clone for Process<A> {
@@ -482,6 +502,7 @@ impl<A: Application> Clone for Process<A> {
             algorithm: self.algorithm,
             back: self.back.clone(),
             out: self.out.clone(),
+            newest: self.newest,
         }
     }
 }
@@ -505,6 +526,7 @@ impl<A: Application> Process<A> {
             algorithm: Algorithm::ChandyLamport,
             back: Bits::default(),
             out: Rare::default(),
+            newest: 0,
         }
     }
 
@@ -698,13 +720,27 @@ impl<A: Application> Process<A> {
         }
     }
 
-    /// Starts `snapshot` here: records the local state and sends the markers.
+    /// Starts `snapshot` here: records the local state and sends the markers. In the barrier
+    /// algorithms this is the coordinator's trigger, handled as a source handles it.
     pub fn initiate(
         &mut self,
         topology: &Topology,
         snapshot: SnapshotId,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
+        if self.algorithm != Algorithm::ChandyLamport {
+            // A trigger: one for a checkpoint already started here changes nothing; one older
+            // than the newest seen here is declined; a newer one subsumes the one in progress.
+            let (n, newest) = (u64::from(snapshot.0) + 1, u64::from(self.newest));
+            if n < newest {
+                out.push(Effect::Aborted { snapshot });
+            }
+            if n <= newest {
+                return Ok(());
+            }
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
         if self.taken.contains(snapshot.0) {
             return Err(CoreError::SnapshotCompleted { process: self.id, snapshot });
         }
@@ -745,8 +781,11 @@ impl<A: Application> Process<A> {
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
         let idx = self.incoming_index(topology, channel)?;
-        if !overtaken.is_empty() && (self.algorithm != Algorithm::Unaligned || matches!(message, Message::App(_))) {
+        if !overtaken.is_empty() && (self.algorithm != Algorithm::Unaligned || !matches!(message, Message::Marker(_))) {
             return Err(CoreError::Overtaking { process: self.id, channel, algorithm: self.algorithm });
+        }
+        if matches!(message, Message::Cancel(_)) && self.algorithm == Algorithm::ChandyLamport {
+            return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
         }
         if matches!(message, Message::App(_)) && self.blocked(idx) {
             return Err(CoreError::Blocked { process: self.id, channel });
@@ -774,12 +813,108 @@ impl<A: Application> Process<A> {
                     }
                 }
             }
-            Message::Marker(snapshot) => self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?,
+            Message::Marker(snapshot) if self.algorithm == Algorithm::ChandyLamport => {
+                self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?
+            }
+            Message::Marker(snapshot) => {
+                if let Some(counts_for) = self.barrier_for(idx, snapshot, out) {
+                    self.receive_marker(topology, idx, channel, counts_for, overtaken, out)?
+                }
+            }
+            Message::Cancel(snapshot) => self.cancel(topology, snapshot, out),
         }
         for snapshot in pending {
             if let Some(i) = self.slot_index(snapshot).filter(|&i| self.slots[i].state.is_none()) {
                 self.record(topology, i, false, out);
             }
+        }
+        Ok(())
+    }
+
+    /// Barrier algorithms: the checkpoint a barrier of `snapshot` arriving on incoming channel
+    /// number `idx` counts for, or `None` when it is obsolete (older than the newest checkpoint
+    /// seen here, or of one given up here) and ignored. A newer barrier subsumes the checkpoint in
+    /// progress here.
+    fn barrier_for(&mut self, idx: usize, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) -> Option<SnapshotId> {
+        let n = u64::from(snapshot.0) + 1;
+        let newest = u64::from(self.newest);
+        let given_up = n == newest && self.slot_index(snapshot).is_none() && !self.taken.contains(snapshot.0);
+        if n < newest || given_up {
+            // mixed-barriers-after-decline (FLINK-21104): the obsolete barrier is taken for the
+            // barrier of the checkpoint in progress on this channel.
+            if self.variant == Variant::MixedBarriersAfterDecline {
+                return self.slots.iter().find(|s| !s.is_complete() && !s.closed.get(idx)).map(|s| s.id);
+            }
+            return None;
+        }
+        if n > newest {
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
+        // mixed-barriers-after-decline: the genuine barrier that comes later on that channel is
+        // taken for a duplicate and dropped.
+        let seen = self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(|s| s.closed.get(idx));
+        if self.variant == Variant::MixedBarriersAfterDecline && seen {
+            return None;
+        }
+        Some(snapshot)
+    }
+
+    /// Barrier algorithms: gives up every checkpoint in progress here (not yet complete).
+    fn abort_in_progress(&mut self, out: &mut Vec<Effect<A::Msg>>) {
+        while let Some(i) = self.slots.iter().position(|s| !s.is_complete()) {
+            let slot = self.slots.remove(i);
+            out.push(Effect::Aborted { snapshot: slot.id });
+        }
+    }
+
+    /// Barrier algorithms: a cancellation barrier of `snapshot`. Obsolete ones, and those of a
+    /// checkpoint complete or given up here, are ignored; otherwise the checkpoint is given up
+    /// (with any older one in progress) and the cancellation goes on downstream.
+    fn cancel(&mut self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        let n = u64::from(snapshot.0) + 1;
+        let newest = u64::from(self.newest);
+        if n < newest {
+            return;
+        }
+        if n == newest {
+            match self.slot_index(snapshot) {
+                Some(i) if !self.slots[i].is_complete() => {
+                    self.slots.remove(i);
+                }
+                _ => return,
+            }
+        } else {
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
+        out.push(Effect::Aborted { snapshot });
+        self.send_cancels(topology, snapshot, out);
+    }
+
+    fn send_cancels(&self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        for &channel in topology.outgoing(self.id) {
+            out.push(Effect::Send { channel, message: Message::Cancel(snapshot) });
+        }
+    }
+
+    /// Barrier algorithms: this process declines `snapshot` (e.g. its state could not be
+    /// written): it gives up its part, complete or not, and sends cancellation barriers on
+    /// every outgoing channel. Refused for a snapshot it holds no part of.
+    pub fn decline(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        if self.algorithm == Algorithm::ChandyLamport {
+            return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
+        }
+        let i = self.slot_index(snapshot).ok_or(CoreError::UnknownSnapshot { process: self.id, snapshot })?;
+        self.slots.remove(i);
+        out.push(Effect::Aborted { snapshot });
+        if self.variant != Variant::NoCancellationBarriers {
+            self.send_cancels(topology, snapshot, out);
         }
         Ok(())
     }
@@ -1507,5 +1642,165 @@ mod tests {
         let global = assembler.add(&t, b.take_local_snapshot(&t, S0).unwrap()).unwrap().unwrap();
         assert_eq!(global.state.channels[c01.index()], vec![Jars(1), Jars(2)]);
         assert_eq!(global.state.processes, vec![Bank::new(2), Bank::new(0)]);
+    }
+
+    fn cancels(out: &Out) -> Vec<(ChannelId, SnapshotId)> {
+        out.iter()
+            .filter_map(|e| match e {
+                Effect::Send { channel, message: Message::Cancel(s) } => Some((*channel, *s)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn aborted(out: &Out) -> Vec<SnapshotId> {
+        out.iter()
+            .filter_map(|e| match e {
+                Effect::Aborted { snapshot } => Some(*snapshot),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_cancellation_barrier_gives_up_the_checkpoint_unblocks_and_goes_on_downstream() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = aligned(&t, 2, 0);
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.is_blocked(&t, c(&t, 0, 2)));
+        out.clear();
+        q.receive(&t, c(&t, 1, 2), Message::Cancel(S0), &mut out).unwrap();
+        assert_eq!(aborted(&out), [S0]);
+        assert_eq!(cancels(&out), [(c(&t, 2, 0), S0), (c(&t, 2, 1), S0)]);
+        assert!(!q.is_blocked(&t, c(&t, 0, 2)) && q.slots().is_empty() && !q.has_recorded(S0));
+        // The late barrier and a second cancellation of the checkpoint given up change nothing.
+        let before = q.clone();
+        out.clear();
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        q.receive(&t, c(&t, 0, 2), Message::Cancel(S0), &mut out).unwrap();
+        assert_eq!((out.len(), &q), (0, &before));
+        q.receive(&t, c(&t, 0, 2), Message::App(Jars(1)), &mut out).unwrap();
+        // The next checkpoint runs as usual.
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S1), &mut out).unwrap();
+        assert!(q.is_complete(S1));
+    }
+
+    #[test]
+    fn a_cancellation_of_a_checkpoint_never_seen_gives_up_the_older_one_in_progress() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = unaligned(&t, 2, 0);
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.has_recorded(S0));
+        out.clear();
+        q.receive(&t, c(&t, 1, 2), Message::Cancel(S1), &mut out).unwrap();
+        assert_eq!(aborted(&out), [S0, S1]);
+        assert_eq!(cancels(&out).len(), 2);
+        assert!(q.slots().is_empty());
+        // Barriers of either are obsolete now.
+        out.clear();
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
+        assert!(out.is_empty() && q.slots().is_empty());
+        // A cancellation of a checkpoint complete here is ignored.
+        let mut r = unaligned(&t, 2, 0);
+        let s2 = SnapshotId(2);
+        r.receive(&t, c(&t, 0, 2), Message::Marker(s2), &mut out).unwrap();
+        r.receive(&t, c(&t, 1, 2), Message::Marker(s2), &mut out).unwrap();
+        assert!(r.is_complete(s2));
+        out.clear();
+        r.receive(&t, c(&t, 1, 2), Message::Cancel(s2), &mut out).unwrap();
+        assert!(out.is_empty() && r.is_complete(s2));
+    }
+
+    #[test]
+    fn a_newer_barrier_subsumes_the_checkpoint_in_progress_and_older_barriers_are_obsolete() {
+        let t = Topology::complete(3).unwrap();
+        for algorithm in [Algorithm::Aligned, Algorithm::Unaligned] {
+            let mut q = Process::new(p(2), Bank::new(0)).with_algorithm(&t, algorithm, &[p(0)]);
+            let mut out = Out::new();
+            q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
+            out.clear();
+            q.receive(&t, c(&t, 1, 2), Message::Marker(S1), &mut out).unwrap();
+            assert_eq!(aborted(&out), [S0], "{algorithm}");
+            assert!(q.slot(S0).is_none() && q.slot(S1).is_some(), "{algorithm}");
+            // The old barrier on the other channel is ignored: S1's record of it stays open.
+            out.clear();
+            q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+            q.receive(&t, c(&t, 0, 2), Message::App(Jars(3)), &mut out).unwrap();
+            assert!(aborted(&out).is_empty() && !q.slot(S1).is_some_and(|s| s.marker(0)), "{algorithm}");
+            q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
+            assert!(q.is_complete(S1), "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn mixed_barriers_after_decline_takes_an_obsolete_barrier_for_the_current_one() {
+        let t = Topology::complete(3).unwrap();
+        let mut q = Process::with_variant(p(2), Bank::new(0), Variant::MixedBarriersAfterDecline).with_algorithm(
+            &t,
+            Algorithm::Unaligned,
+            &[p(0)],
+        );
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
+        q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
+        // S0's late barrier on 1->2 closes S1's record there: the cart behind it is lost to S1.
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.is_complete(S1));
+        q.receive(&t, c(&t, 1, 2), Message::App(Jars(1)), &mut out).unwrap();
+        assert_eq!(q.slot(S1).map(|s| s.recorded().count()), Some(0));
+    }
+
+    #[test]
+    fn a_decline_gives_up_the_part_and_sends_cancellations() {
+        let t = Topology::ring(3).unwrap();
+        let mut q = unaligned(&t, 1, 0);
+        let mut out = Out::new();
+        assert_eq!(q.decline(&t, S0, &mut out), Err(CoreError::UnknownSnapshot { process: p(1), snapshot: S0 }));
+        q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        assert!(q.is_complete(S0));
+        out.clear();
+        q.decline(&t, S0, &mut out).unwrap();
+        assert_eq!(
+            out,
+            vec![Effect::Aborted { snapshot: S0 }, Effect::Send { channel: c(&t, 1, 2), message: Message::Cancel(S0) }]
+        );
+        assert!(q.slots().is_empty() && !q.is_complete(S0));
+        // Chandy–Lamport has no cancellation: refused, state unchanged.
+        let mut r = Process::new(p(1), Bank::new(0));
+        r.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
+        let before = r.clone();
+        let none = CoreError::NoCancellation { process: p(1), algorithm: Algorithm::ChandyLamport };
+        assert_eq!(r.decline(&t, S0, &mut out), Err(none.clone()));
+        assert_eq!(r.receive(&t, c(&t, 0, 1), Message::Cancel(S0), &mut out), Err(none));
+        assert_eq!(r, before);
+        // Nor does a cancellation overtake.
+        assert!(matches!(
+            q.receive_overtaking(&t, c(&t, 0, 1), Message::Cancel(S1), &[Jars(1)], &mut out),
+            Err(CoreError::Overtaking { .. })
+        ));
+    }
+
+    #[test]
+    fn a_trigger_older_than_the_newest_checkpoint_seen_is_declined() {
+        let t = Topology::ring(3).unwrap();
+        let mut q = aligned(&t, 0, 0);
+        let mut out = Out::new();
+        q.initiate(&t, S1, &mut out).unwrap();
+        assert!(q.has_recorded(S1));
+        out.clear();
+        q.initiate(&t, S0, &mut out).unwrap();
+        assert_eq!(out, vec![Effect::Aborted { snapshot: S0 }]);
+        // A second trigger of the one started changes nothing.
+        out.clear();
+        q.initiate(&t, S1, &mut out).unwrap();
+        assert!(out.is_empty());
+        // A newer trigger subsumes the one in progress.
+        q.initiate(&t, SnapshotId(2), &mut out).unwrap();
+        assert_eq!(aborted(&out), [S1]);
+        assert!(q.has_recorded(SnapshotId(2)));
     }
 }

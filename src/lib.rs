@@ -100,6 +100,7 @@
 
 pub mod algorithm;
 pub mod bank;
+pub mod coordinator;
 pub mod core;
 pub mod formats;
 pub mod orders;
@@ -107,6 +108,7 @@ pub mod runtime;
 pub mod sim;
 pub mod snapshot;
 pub mod spec;
+pub mod stream;
 pub(crate) mod sync;
 pub mod topology;
 pub mod trace;
@@ -115,6 +117,7 @@ pub mod verify;
 pub mod workload;
 
 pub use crate::algorithm::Algorithm;
+pub use crate::coordinator::{Ack, Coordinator, CoordinatorError};
 pub use crate::core::{Application, CoreError, Effect, Message, Process, Slot, SnapshotId};
 pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot, Tokens};
 pub use crate::spec::{Move, Setup, Spec, Stable, View};

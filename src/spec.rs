@@ -105,6 +105,9 @@ pub trait Spec:
     /// number came from) rather than let a state silently hold less.
     const MAX_TOKENS: u32 = u32::MAX;
 
+    /// The most tokens [`Spec::initial`] takes over all processes together.
+    const MAX_TOTAL_TOKENS: u32 = u32::MAX;
+
     /// The initial state of process `p` given `tokens` (`--tokens`, or the topology file's), at
     /// most [`Spec::MAX_TOKENS`].
     fn initial(p: ProcessId, tokens: u32) -> Self;
@@ -195,10 +198,14 @@ pub trait Spec:
     }
 }
 
-/// The first process whose `tokens` exceed what `A` takes ([`Spec::MAX_TOKENS`]), with its
-/// tokens.
-pub fn too_many_tokens<A: Spec>(tokens: &[u32]) -> Option<(ProcessId, u32)> {
-    tokens.iter().enumerate().find(|(_, &t)| t > A::MAX_TOKENS).map(|(i, &t)| (ProcessId(i as u16), t))
+/// Tokens `A` does not take: the first process whose tokens exceed [`Spec::MAX_TOKENS`]
+/// (with them), or, with `None` for the process, a total beyond [`Spec::MAX_TOTAL_TOKENS`].
+pub fn too_many_tokens<A: Spec>(tokens: &[u32]) -> Option<(Option<ProcessId>, u64)> {
+    if let Some((i, &t)) = tokens.iter().enumerate().find(|(_, &t)| t > A::MAX_TOKENS) {
+        return Some((Some(ProcessId(i as u16)), u64::from(t)));
+    }
+    let total: u64 = tokens.iter().map(|&t| u64::from(t)).sum();
+    (total > u64::from(A::MAX_TOTAL_TOKENS)).then_some((None, total))
 }
 
 /// Whether process `p` of `view` has a move within its budget.
@@ -215,6 +222,78 @@ pub const TERMINATED: &str = "distribution terminated";
 /// [`TERMINATED`]'s predicate.
 pub fn terminated<A: Spec>(view: &View<'_, A>) -> bool {
     view.channels.iter().all(Vec::is_empty) && view.topology.processes().all(|p| !can_move(view, p))
+}
+
+/// Every way a failure-free run of `initial` can end quiet: the process states of each
+/// reachable state where no process can move within its budget (`budgets`, by index) and no
+/// message is in transit. The run is the application alone — its moves, FIFO deliveries, and,
+/// with `theft`, messages lost in transit — every transition its own. `None` if a move is
+/// refused or more than `limit` states are reachable.
+pub fn quiet_outcomes<A: Spec>(
+    topology: &Topology,
+    initial: Vec<A>,
+    budgets: &[u8],
+    setup: &Setup,
+    theft: bool,
+    limit: usize,
+) -> Option<std::collections::HashSet<Vec<A>>> {
+    type Global<A> = (Vec<A>, Vec<u8>, Vec<std::collections::VecDeque<<A as Application>::Msg>>);
+    let start: Global<A> = (initial, budgets.to_vec(), vec![Default::default(); topology.channels().len()]);
+    let mut seen: std::collections::HashSet<Global<A>> = std::collections::HashSet::new();
+    let mut todo = vec![start.clone()];
+    seen.insert(start);
+    let mut quiet = std::collections::HashSet::new();
+    while let Some((states, budgets, channels)) = todo.pop() {
+        let mut next: Vec<Global<A>> = Vec::new();
+        for p in topology.processes() {
+            let mut moves = Vec::new();
+            let budget = budgets[p.index()];
+            states[p.index()].moves(p, topology, setup, &mut |mv| {
+                if A::cost(&mv) <= budget {
+                    moves.push(mv);
+                }
+            });
+            for mv in moves {
+                let (mut states, mut budgets, mut channels) = (states.clone(), budgets.clone(), channels.clone());
+                budgets[p.index()] -= A::cost(&mv);
+                match mv {
+                    Move::Send { channel, msg } => {
+                        states[p.index()].on_send(topology.channel(channel).to, &msg).ok()?;
+                        channels[channel.index()].push_back(msg);
+                    }
+                    Move::Internal(step) => states[p.index()].on_internal(&step).ok()?,
+                }
+                next.push((states, budgets, channels));
+            }
+        }
+        for (c, queue) in channels.iter().enumerate() {
+            let Some(msg) = queue.front() else { continue };
+            let ch = topology.channel(ChannelId(c as u32));
+            let mut delivered = (states.clone(), budgets.clone(), channels.clone());
+            delivered.0[ch.to.index()].on_message(ch.from, msg);
+            delivered.2[c].pop_front();
+            next.push(delivered);
+            if theft {
+                let mut lost = (states.clone(), budgets.clone(), channels.clone());
+                lost.2[c].pop_front();
+                next.push(lost);
+            }
+        }
+        // Quiet: nothing to deliver and no move left.
+        if next.is_empty() {
+            quiet.insert(states);
+            continue;
+        }
+        for g in next {
+            if seen.insert(g.clone()) {
+                if seen.len() > limit {
+                    return None;
+                }
+                todo.push(g);
+            }
+        }
+    }
+    Some(quiet)
 }
 
 /// Every stable predicate of `A`, [`TERMINATED`] first.

@@ -418,6 +418,9 @@ impl Tracer {
                 Effect::Recorded { snapshot, initiated } => {
                     push(EventKind::Record { snapshot: *snapshot, initiated: *initiated })
                 }
+                // The trace format is Chandy–Lamport's: cancellations and aborted checkpoints of
+                // the barrier algorithms are not logged.
+                Effect::Send { message: Message::Cancel(_), .. } | Effect::Aborted { .. } => {}
                 Effect::Closed { .. } | Effect::Completed { .. } => {}
             }
         }

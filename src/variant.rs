@@ -57,6 +57,19 @@ pub enum Variant {
     /// Unaligned barriers (FLINK-18139): the wrong channels are checked for in-flight data: only
     /// the first outgoing channel's output buffer is recorded.
     WrongInflightChannels,
+    /// Unaligned barriers (FLINK-20654, FLINK-21104): after a decline, an obsolete barrier of
+    /// the declined checkpoint, arriving before its cancellation, is taken for the barrier of the
+    /// checkpoint in progress on that channel.
+    MixedBarriersAfterDecline,
+    /// The checkpoint coordinator (FLINK-13256): once a checkpoint is aborted, periodic
+    /// triggering is never rescheduled.
+    TriggerStopsAfterAbort,
+    /// Barrier algorithms: a house that declines a checkpoint sends no cancellation barriers,
+    /// so the houses downstream wait for barriers that never come.
+    NoCancellationBarriers,
+    /// The checkpoint coordinator: a completed checkpoint does not subsume older pending ones,
+    /// which may complete later and replace it as the one a recovery restores.
+    NoSubsumption,
 }
 
 /// A variant name that does not exist.
@@ -69,7 +82,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 18] = [
+    pub const ALL: [Variant; 22] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -88,6 +101,10 @@ impl Variant {
         Variant::ProcessAfterBarrier,
         Variant::AlignedCycleNoBackedge,
         Variant::WrongInflightChannels,
+        Variant::MixedBarriersAfterDecline,
+        Variant::TriggerStopsAfterAbort,
+        Variant::NoCancellationBarriers,
+        Variant::NoSubsumption,
     ];
 
     /// The name used on the command line.
@@ -111,6 +128,10 @@ impl Variant {
             Variant::ProcessAfterBarrier => "process-after-barrier",
             Variant::AlignedCycleNoBackedge => "aligned-cycle-no-backedge",
             Variant::WrongInflightChannels => "wrong-inflight-channels",
+            Variant::MixedBarriersAfterDecline => "mixed-barriers-after-decline",
+            Variant::TriggerStopsAfterAbort => "trigger-stops-after-abort",
+            Variant::NoCancellationBarriers => "no-cancellation-barriers",
+            Variant::NoSubsumption => "no-subsumption",
         }
     }
 
@@ -149,14 +170,30 @@ impl Variant {
             Variant::WrongInflightChannels => {
                 "(unaligned; FLINK-18139) only the first outgoing channel's buffered data is recorded"
             }
+            Variant::MixedBarriersAfterDecline => {
+                "(unaligned; FLINK-20654) after a decline, a late barrier of the declined checkpoint ends the newer one's channel record"
+            }
+            Variant::TriggerStopsAfterAbort => {
+                "(coordinator; FLINK-13256) once a checkpoint is aborted, periodic triggering stops"
+            }
+            Variant::NoCancellationBarriers => {
+                "(aligned) a house that declines sends no cancellation barriers: downstream houses wait for ever"
+            }
+            Variant::NoSubsumption => {
+                "(coordinator) a completed checkpoint leaves older pending ones, which may complete after it"
+            }
         }
     }
 
     /// The algorithm whose fault this is (`None` is correct in every algorithm).
     pub fn algorithm(self) -> Algorithm {
         match self {
-            Variant::ProcessAfterBarrier | Variant::AlignedCycleNoBackedge => Algorithm::Aligned,
-            Variant::WrongInflightChannels => Algorithm::Unaligned,
+            Variant::ProcessAfterBarrier | Variant::AlignedCycleNoBackedge | Variant::NoCancellationBarriers => {
+                Algorithm::Aligned
+            }
+            Variant::WrongInflightChannels | Variant::MixedBarriersAfterDecline => Algorithm::Unaligned,
+            // A fault of the coordinator, which both barrier algorithms use: pinned under aligned.
+            Variant::TriggerStopsAfterAbort | Variant::NoSubsumption => Algorithm::Aligned,
             _ => Algorithm::ChandyLamport,
         }
     }
@@ -168,7 +205,14 @@ impl Variant {
 
     /// Whether a process running `algorithm` can have this fault.
     pub fn applies_to(self, algorithm: Algorithm) -> bool {
-        self == Variant::None || self.algorithm() == algorithm
+        self == Variant::None
+            || self.algorithm() == algorithm
+            || (self.is_coordinator_fault() && algorithm != Algorithm::ChandyLamport)
+    }
+
+    /// True for faults of the checkpoint coordinator rather than of the processes.
+    pub fn is_coordinator_fault(self) -> bool {
+        matches!(self, Variant::TriggerStopsAfterAbort | Variant::NoSubsumption)
     }
 
     /// True for faults of the channels rather than of the marker rules.

@@ -148,6 +148,25 @@ pub struct Config {
     pub por: bool,
     /// The marker rules the houses follow.
     pub algorithm: Algorithm,
+    /// The checkpoint coordinator's bounds (barrier algorithms only).
+    pub checkpointing: Checkpointing,
+}
+
+/// The barrier algorithms' checkpoint coordinator and failures, as bounded in a model run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Checkpointing {
+    /// At most this many checkpoints pending at once (`--max-concurrent`; Flink's default 1).
+    pub max_concurrent: u8,
+    /// Up to this many declines by houses in a run (`--declines`).
+    pub declines: u8,
+    /// Up to this many crashes in a run, each followed by recovery (`--crashes`).
+    pub crashes: u8,
+}
+
+impl Default for Checkpointing {
+    fn default() -> Self {
+        Checkpointing { max_concurrent: 1, declines: 0, crashes: 0 }
+    }
 }
 
 impl Default for Config {
@@ -167,6 +186,7 @@ impl Default for Config {
             mode: Mode::Full,
             por: false,
             algorithm: Algorithm::ChandyLamport,
+            checkpointing: Checkpointing::default(),
         }
     }
 }
@@ -262,8 +282,9 @@ pub enum ConfigError {
     PorLiteral,
     /// A barrier algorithm with a property mode whose ghost data does not model it yet.
     #[error(
-        "--algorithm {algorithm} is checked with --properties basic only (the ledger, termination and the core \
-         accepting every step): the {mode} mode's ghost data does not yet follow output buffers and blocked inputs"
+        "--algorithm {algorithm} is checked with --properties basic only (the ledger, the core accepting every \
+         step, the coordinator's properties and exactly-once): the {mode} mode's ghost data does not yet follow \
+         output buffers, blocked inputs, aborts and recoveries"
     )]
     AlgorithmMode {
         /// The algorithm.
@@ -284,6 +305,26 @@ pub enum ConfigError {
         algorithm: Algorithm,
         /// The variant.
         variant: Variant,
+    },
+    /// A checkpoint-coordinator flag with the Chandy–Lamport algorithm, which has no coordinator.
+    #[error(
+        "{flag} is for the barrier algorithms' checkpoint coordinator: use it with --algorithm aligned or unaligned"
+    )]
+    CoordinatorFlag {
+        /// The flag.
+        flag: &'static str,
+    },
+    /// A coordinator bound out of range.
+    #[error("{flag} must be between {min} and {max}, got {value}")]
+    CoordinatorBound {
+        /// The flag.
+        flag: &'static str,
+        /// Given.
+        value: u8,
+        /// The least allowed.
+        min: u8,
+        /// The most allowed.
+        max: u8,
     },
     /// More carts than the ghost data's theft counter holds.
     #[error("--theft: {houses} houses x --sends {sends} = {carts} carts could be stolen, but the model counts stolen jars in one byte (at most 255)")]
@@ -322,6 +363,8 @@ pub struct Resolved {
     pub por: bool,
     /// The marker rules the houses follow.
     pub algorithm: Algorithm,
+    /// The checkpoint coordinator's bounds (barrier algorithms only).
+    pub checkpointing: Checkpointing,
     /// Lines of the topology file that were ignored (self-links), for the caller to show.
     pub warnings: Vec<TopWarning>,
 }
@@ -408,6 +451,27 @@ impl Config {
                 return Err(ConfigError::AlgorithmPor(self.algorithm));
             }
         }
+        let c = self.checkpointing;
+        if self.algorithm == Algorithm::ChandyLamport {
+            let defaults = Checkpointing::default();
+            let given = [
+                ("--max-concurrent", c.max_concurrent != defaults.max_concurrent),
+                ("--declines", c.declines != defaults.declines),
+                ("--crashes", c.crashes != defaults.crashes),
+            ];
+            if let Some(&(flag, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(ConfigError::CoordinatorFlag { flag });
+            }
+        }
+        for (flag, value, min, max) in [
+            ("--max-concurrent", c.max_concurrent, 1, 8),
+            ("--declines", c.declines, 0, 4),
+            ("--crashes", c.crashes, 0, 4),
+        ] {
+            if !(min..=max).contains(&value) {
+                return Err(ConfigError::CoordinatorBound { flag, value, min, max });
+            }
+        }
         if !self.variant.applies_to(self.algorithm) {
             return Err(ConfigError::AlgorithmVariant { algorithm: self.algorithm, variant: self.variant });
         }
@@ -428,6 +492,7 @@ impl Config {
             mode: self.mode,
             por: self.por,
             algorithm: self.algorithm,
+            checkpointing: self.checkpointing,
             warnings,
         })
     }

@@ -265,7 +265,7 @@ impl<M: Copy + Eq> Ghost<M> {
             }
             let actual = state.chans.get(c).iter().filter_map(|p| match p.msg {
                 chandy_lamport::Message::App(cart) => Some(cart),
-                chandy_lamport::Message::Marker(_) => None,
+                chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
             });
             !queue.into_iter().eq(actual)
         });

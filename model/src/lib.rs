@@ -15,6 +15,6 @@ pub mod state;
 pub mod svg;
 pub mod symmetry;
 
-pub use config::{Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
+pub use config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
 pub use model::{Action, ChandyLamport};
 pub use run::{check, CheckOptions, CheckResult, Strategy, Verdict};

@@ -20,11 +20,12 @@ use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::orders::Orders;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
 use chandy_lamport::spec::Spec;
+use chandy_lamport::stream::Stream;
 use chandy_lamport::{Algorithm, Variant};
 use clap::{Args, Parser, Subcommand};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
 use model::shard::ShardSpec;
-use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+use model::{check, ChandyLamport, CheckOptions, Checkpointing, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::Model;
 
 const CHECK_EXIT_CODES: &str = "\
@@ -178,9 +179,9 @@ struct ModelArgs {
     /// Fault variant (see `model variants`).
     #[arg(long, default_value = "none")]
     variant: Variant,
-    /// basic, full or literal.
-    #[arg(long, default_value = "full")]
-    properties: Mode,
+    /// basic, full or literal (default: full; basic with the barrier algorithms).
+    #[arg(long)]
+    properties: Option<Mode>,
     /// Partial-order reduction: from each state explore only a persistent set of the enabled
     /// steps (same verdicts, fewer states; not with --properties literal or --symmetry).
     #[arg(long)]
@@ -190,6 +191,17 @@ struct ModelArgs {
     /// with --properties basic.
     #[arg(long, default_value = "chandy-lamport")]
     algorithm: Algorithm,
+    /// Barrier algorithms: at most M checkpoints pending at the coordinator, 1–8 (Flink's
+    /// default 1). `--snapshots S` is how many the coordinator triggers in a run.
+    #[arg(long, value_name = "M", default_value_t = 1)]
+    max_concurrent: u8,
+    /// Barrier algorithms: up to D declines (a house's state cannot be written), 0–4.
+    #[arg(long, value_name = "D", default_value_t = 0)]
+    declines: u8,
+    /// Barrier algorithms: up to C crashes at any step, 0–4, each followed by recovery from the
+    /// latest completed checkpoint.
+    #[arg(long, value_name = "C", default_value_t = 0)]
+    crashes: u8,
 }
 
 /// A count of at least 1.
@@ -264,17 +276,41 @@ impl ModelArgs {
             internal: self.internal,
             theft: self.theft,
             variant: self.variant,
-            mode: self.properties,
+            mode: self.properties.unwrap_or(match self.algorithm {
+                Algorithm::ChandyLamport => Mode::Full,
+                _ => Mode::Basic,
+            }),
             por: self.por,
             algorithm: self.algorithm,
+            checkpointing: Checkpointing {
+                max_concurrent: self.max_concurrent,
+                declines: self.declines,
+                crashes: self.crashes,
+            },
         };
         let resolved = config.resolve()?;
         if let Some((p, t)) = chandy_lamport::spec::too_many_tokens::<A>(&resolved.tokens) {
             let source = match &self.topology {
-                TopologySpec::File(path) => format!("{} (house {})", path.display(), resolved.topology.name(p)),
+                TopologySpec::File(path) => path.display().to_string(),
                 _ => "--tokens".to_string(),
             };
-            anyhow::bail!("{source}: {t} tokens, but the {} application takes at most {}", A::NAME, A::MAX_TOKENS);
+            match p {
+                Some(p) => anyhow::bail!(
+                    "{source}{}: {t} tokens, but the {} application takes at most {}",
+                    if matches!(self.topology, TopologySpec::File(_)) {
+                        format!(" (house {})", resolved.topology.name(p))
+                    } else {
+                        String::new()
+                    },
+                    A::NAME,
+                    A::MAX_TOKENS
+                ),
+                None => anyhow::bail!(
+                    "{source}: {t} tokens in all, but the {} application takes at most {} in all",
+                    A::NAME,
+                    A::MAX_TOTAL_TOKENS
+                ),
+            }
         }
         for w in &resolved.warnings {
             eprintln!("warning: {w}");
@@ -324,6 +360,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check { model, checker, json } => match model.app {
             verify_cmd::App::Bank => check_cmd::<Bank>(&model, &checker, json),
             verify_cmd::App::Orders => check_cmd::<Orders>(&model, &checker, json),
+            verify_cmd::App::Stream => check_cmd::<Stream>(&model, &checker, json),
         },
         Command::Merge { files, json } => merge_cmd(&files, json),
         Command::Verify { topology, trace, app, json } => verify_cmd::run(&topology, &trace, app, json),
@@ -371,6 +408,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explore { model, addr } => match model.app {
             verify_cmd::App::Bank => explore::<Bank>(&model, addr),
             verify_cmd::App::Orders => explore::<Orders>(&model, addr),
+            verify_cmd::App::Stream => explore::<Stream>(&model, addr),
         },
     }
 }

@@ -10,15 +10,19 @@ use std::sync::Arc;
 use chandy_lamport::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
-    Algorithm, ChannelId, CoreError, Effect, Initiators, Message, Process, ProcessId, SnapshotId, Topology, Variant,
+    Ack, Algorithm, ChannelId, Coordinator, Effect, Initiators, Message, Process, ProcessId, Slot, SnapshotId,
+    Topology, Variant,
 };
+use smallvec::SmallVec;
 use stateright::{Model, Property};
 
 use crate::config::{Mode, Resolved};
 use crate::ghost::Ghost;
 use crate::properties;
 use crate::stamp::{Stamp, Stamped};
-use crate::state::{Cart, Chans, Core, History, Packet, Recorded, Shared, State, StateData, MAX_HOUSES};
+use crate::state::{
+    Cart, Chans, Checkpoints, Core, History, Packet, Recorded, Shared, State, StateData, Stored, MAX_HOUSES,
+};
 
 /// One step of the model; `M` and `S` are the application's messages and internal steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,7 +85,30 @@ pub enum Action<M, S> {
         /// One of its outgoing channels.
         channel: u8,
     },
+    /// Barrier algorithms: the coordinator triggers its next checkpoint (the trigger goes to
+    /// every source; each handles it with an `Initiate`).
+    Trigger,
+    /// Barrier algorithms: `house` acknowledges its complete part of `snapshot` to the
+    /// coordinator (the part is stored).
+    Ack {
+        /// The house.
+        house: u8,
+        /// The checkpoint.
+        snapshot: u8,
+    },
+    /// Barrier algorithms: `house` declines `snapshot` (its state could not be written).
+    Decline {
+        /// The house.
+        house: u8,
+        /// The checkpoint.
+        snapshot: u8,
+    },
+    /// Barrier algorithms: the job crashes and recovers from the newest completed checkpoint.
+    Crash,
 }
+
+/// The most states of the failure-free run whose quiet outcomes exactly-once is judged against.
+pub const QUIET_STATES: usize = 2_000_000;
 
 /// Why `--por` and `--symmetry` are refused together.
 pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
@@ -106,6 +133,10 @@ pub struct ChandyLamport<A: Spec> {
     latches: Arc<Vec<AtomicBool>>,
     /// The registered symmetry group, once symmetry reduction is on.
     sym: u16,
+    /// Barrier algorithms: every way the failure-free run (the application alone, no
+    /// snapshots, crashes or declines) can end quiet, as the houses' states; `None` with
+    /// Chandy–Lamport, or if that run has more than [`QUIET_STATES`] states.
+    pub expected: Option<std::collections::HashSet<Vec<A>>>,
 }
 
 impl<A: Spec> ChandyLamport<A> {
@@ -116,7 +147,15 @@ impl<A: Spec> ChandyLamport<A> {
         let latches = Arc::new((0..properties::KINDS).map(|_| AtomicBool::new(false)).collect());
         let setup = Setup { internal: cfg.internal };
         let predicates = stable_predicates::<A>();
-        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0 }
+        let expected = (cfg.algorithm != Algorithm::ChandyLamport)
+            .then(|| {
+                let initial = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()])).collect();
+                let budgets = vec![cfg.sends; cfg.topology.len()];
+                let (t, theft) = (&cfg.topology, cfg.theft);
+                chandy_lamport::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
+            })
+            .flatten();
+        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0, expected }
     }
 
     /// The stable predicates that hold in `view`, bit `i` for predicate `i`.
@@ -237,8 +276,10 @@ impl<A: Spec> ChandyLamport<A> {
             };
             for (i, packet) in chan.iter().enumerate() {
                 let (c, index) = (c as u8, i as u8);
-                // Unaligned barriers overtake the carts queued ahead of them (not other barriers).
-                let overtakes = unaligned && !packet.is_app() && chan[..i].iter().all(Packet::is_app);
+                // Unaligned barriers overtake the carts queued ahead of them (not other barriers;
+                // cancellations never overtake).
+                let barrier = matches!(packet.msg, Message::Marker(_));
+                let overtakes = unaligned && barrier && chan[..i].iter().all(Packet::is_app);
                 let deliverable = if i == 0 { !(blocked && packet.is_app()) } else { non_fifo || overtakes };
                 if deliverable && !visit(Action::Deliver { channel: c, index }) {
                     return;
@@ -266,6 +307,10 @@ impl<A: Spec> ChandyLamport<A> {
                 }
             }
         }
+        if let Some(ck) = s.ckpt.as_ref() {
+            self.coordinated_actions(s, ck, &mut visit);
+            return;
+        }
         for p in t.processes() {
             if !self.cfg.initiators[p.index()] {
                 continue;
@@ -277,6 +322,52 @@ impl<A: Spec> ChandyLamport<A> {
                     return;
                 }
             }
+        }
+    }
+
+    /// The barrier algorithms' actions of the coordinator, the sources and failures: triggers
+    /// handled, parts acknowledged, declines, the next trigger, a crash.
+    fn coordinated_actions(&self, s: &State<A>, ck: &Checkpoints<A>, visit: &mut impl FnMut(Act<A>) -> bool) {
+        let t = &self.cfg.topology;
+        for p in t.processes() {
+            for snapshot in self.snapshot_ids() {
+                let waiting = ck.triggers[p.index()] & (1 << snapshot.0) != 0;
+                if waiting && !visit(Action::Initiate { house: p.0 as u8, snapshot: snapshot.0 as u8 }) {
+                    return;
+                }
+            }
+        }
+        for p in t.processes() {
+            for slot in s.procs[p.index()].slots() {
+                let (house, snapshot) = (p.0 as u8, slot.id.0 as u8);
+                if ck.coord.has_acked(slot.id, p) {
+                    continue;
+                }
+                if slot.is_complete() && !visit(Action::Ack { house, snapshot }) {
+                    return;
+                }
+                let declinable = ck.declines > 0 && ck.coord.is_pending(slot.id);
+                if declinable && !visit(Action::Decline { house, snapshot }) {
+                    return;
+                }
+            }
+        }
+        if ck.coord.can_trigger() && ck.coord.next_id().0 < u32::from(self.cfg.snapshots) && !visit(Action::Trigger) {
+            return;
+        }
+        if ck.crashes > 0 {
+            visit(Action::Crash);
+        }
+    }
+
+    /// Whether `action` is one a run may leave out and still be complete: an initiation in
+    /// Chandy–Lamport; a trigger, a decline or a crash with the barrier algorithms' coordinator
+    /// (a trigger's handling, an acknowledgement, a delivery are owed).
+    pub fn is_optional(&self, action: &Act<A>) -> bool {
+        match action {
+            Action::Initiate { .. } => self.cfg.algorithm == Algorithm::ChandyLamport,
+            Action::Trigger | Action::Decline { .. } | Action::Crash => true,
+            _ => false,
         }
     }
 
@@ -302,6 +393,7 @@ impl<A: Spec> ChandyLamport<A> {
                         let first = if records { " (its first)" } else { "" };
                         format!("{to} receives marker {s} from {from}{first}{nth}")
                     }
+                    Some(Message::Cancel(s)) => format!("{to} receives the cancellation of checkpoint {s} from {from}"),
                     None => self.format_action(action),
                 }
             }
@@ -329,12 +421,12 @@ impl<A: Spec> ChandyLamport<A> {
         !any
     }
 
-    /// Whether nothing but initiations is enabled: the trade and every snapshot in flight have
-    /// run their course (initiating is a choice, never an obligation).
+    /// Whether nothing but optional actions ([`ChandyLamport::is_optional`]) is enabled: the
+    /// trade and every snapshot in flight have run their course.
     pub fn is_quiescent(&self, s: &State<A>) -> bool {
         let mut busy = false;
         self.each_action(s, |a| {
-            busy = !matches!(a, Action::Initiate { .. });
+            busy = !self.is_optional(&a);
             !busy
         });
         !busy
@@ -395,6 +487,10 @@ impl<A: Spec> ChandyLamport<A> {
                     next.chans.push(channel.index(), Packet { msg: *message, tag });
                 }
                 Effect::Recorded { snapshot, .. } => {
+                    let budget = next.budget[house];
+                    if let Some(ck) = next.ckpt.as_mut().filter(|ck| ck.coord.is_pending(*snapshot)) {
+                        ck.budgets.push((snapshot.0 as u8, house as u8, budget));
+                    }
                     let Some(mut g) = next.ghost.take() else { continue };
                     let p = &next.procs[house];
                     // The recorded state must be the one its pre-cut events produced: the
@@ -405,6 +501,7 @@ impl<A: Spec> ChandyLamport<A> {
                     g.on_record(snapshot.0 as usize, house, next.budget[house], faithful, &incoming, next);
                     next.ghost = Some(g);
                 }
+                Effect::Aborted { snapshot } => self.abort(next, *snapshot),
                 Effect::Closed { .. } | Effect::Completed { .. } => {}
             }
         }
@@ -412,6 +509,47 @@ impl<A: Spec> ChandyLamport<A> {
         if let Some(h) = next.history.as_mut() {
             Tracer::step(&mut h.trace.events, ProcessId(house as u16), input, effects, &app);
         }
+    }
+
+    /// A house gave `snapshot` up: the coordinator aborts it if it is pending, and the parts of
+    /// it the houses completed are discarded.
+    fn abort(&self, next: &mut State<A>, snapshot: SnapshotId) {
+        if next.ckpt.as_mut().is_some_and(|ck| ck.coord.decline(snapshot)) {
+            self.discard(next, &[snapshot]);
+        }
+    }
+
+    /// Checkpoints `ids` are over (aborted, subsumed or stored): their triggers not yet handled
+    /// are dropped and every house's complete part of them is discarded.
+    fn discard(&self, next: &mut State<A>, ids: &[SnapshotId]) {
+        let t = &self.cfg.topology;
+        if let Some(ck) = next.ckpt.as_mut() {
+            for bits in ck.triggers.iter_mut() {
+                *bits &= !ids.iter().fold(0u8, |b, id| b | 1 << id.0);
+            }
+            ck.budgets.retain(|(id, _, _)| !ids.iter().any(|i| i.0 == u32::from(*id)));
+        }
+        for p in next.procs.iter_mut() {
+            for &id in ids {
+                if p.slot(id).is_some_and(Slot::is_complete) {
+                    p.edit(|house| house.take_local_snapshot(t, id).map(drop)).ok();
+                }
+            }
+        }
+    }
+
+    /// A house as a run starts it (or a recovery restores it): `app` inside the core, with the
+    /// configured variant and algorithm.
+    fn house(&self, p: ProcessId, app: A) -> Shared<A> {
+        // Snapshots start at the initiators: the aligned mode's back edges are found from them.
+        let roots: SmallVec<[ProcessId; 4]> =
+            self.cfg.topology.processes().filter(|p| self.cfg.initiators[p.index()]).collect();
+        let core = Process::with_variant(p, Stamped(app), self.core_variant).with_algorithm(
+            &self.cfg.topology,
+            self.cfg.algorithm,
+            &roots,
+        );
+        Shared::new(core)
     }
 
     /// Runs completion hooks for snapshots that completed in this step.
@@ -442,22 +580,21 @@ impl<A: Spec> Model for ChandyLamport<A> {
     type Action = Act<A>;
 
     fn init_states(&self) -> Vec<State<A>> {
-        // Snapshots start at the initiators: the aligned mode's back edges are found from them.
-        let roots: Vec<ProcessId> = self.cfg.topology.processes().filter(|p| self.cfg.initiators[p.index()]).collect();
-        let procs: smallvec::SmallVec<[Shared<A>; 4]> = self
-            .cfg
-            .topology
-            .processes()
-            .map(|p| {
-                let house = Stamped(A::initial(p, self.cfg.tokens[p.index()]));
-                let core = Process::with_variant(p, house, self.core_variant).with_algorithm(
-                    &self.cfg.topology,
-                    self.cfg.algorithm,
-                    &roots,
-                );
-                Shared::new(core)
+        let procs: SmallVec<[Shared<A>; 4]> =
+            self.cfg.topology.processes().map(|p| self.house(p, A::initial(p, self.cfg.tokens[p.index()]))).collect();
+        let ckpt = (self.cfg.algorithm != Algorithm::ChandyLamport).then(|| {
+            let c = self.cfg.checkpointing;
+            let coord = Coordinator::new(procs.len(), usize::from(c.max_concurrent), self.cfg.variant);
+            Box::new(Checkpoints {
+                coord,
+                triggers: [0; MAX_HOUSES],
+                latest: None,
+                budgets: SmallVec::new(),
+                ids_decreased: false,
+                declines: c.declines,
+                crashes: c.crashes,
             })
-            .collect();
+        });
         let history = (self.cfg.mode == Mode::Literal).then(|| {
             let initiators = self.cfg.topology.processes().filter(|p| self.cfg.initiators[p.index()]).collect();
             let trace =
@@ -473,6 +610,7 @@ impl<A: Spec> Model for ChandyLamport<A> {
             ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
             history,
             sym: self.sym,
+            ckpt,
         }))]
     }
 
@@ -528,7 +666,7 @@ impl<A: Spec> ChandyLamport<A> {
         let mut next = last.clone();
         let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
         let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
-        let refused = |error: CoreError| {
+        let refused = |error: &dyn std::fmt::Display| {
             let mut dead = last.clone();
             dead.refused = Some(error.to_string().into_boxed_str());
             Some(dead)
@@ -554,7 +692,7 @@ impl<A: Spec> ChandyLamport<A> {
                     None => (self.recorded_bits(&next.procs[p]), StepInput::Send(MsgId(0))),
                 };
                 if let Err(e) = next.procs[p].edit(|house| house.send(t, c, cart, fx)) {
-                    return refused(e);
+                    return refused(&e);
                 }
                 let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
                 if let Some(g) = next.ghost.as_mut() {
@@ -566,7 +704,7 @@ impl<A: Spec> ChandyLamport<A> {
                 let p = house as usize;
                 next.budget[p] -= A::cost(&Move::Internal(step));
                 if let Err(e) = next.procs[p].edit(|house| house.internal(t, &step, fx)) {
-                    return refused(e);
+                    return refused(&e);
                 }
                 let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
@@ -595,9 +733,10 @@ impl<A: Spec> ChandyLamport<A> {
                 let input = match packet.msg {
                     Message::App(_) => StepInput::Receive { channel: c, id: MsgId(u64::from(packet.tag)) },
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
+                    Message::Cancel(_) => StepInput::Idle,
                 };
                 if let Err(e) = next.procs[q].edit(|house| house.receive_overtaking(t, c, packet.msg, &overtaken, fx)) {
-                    return refused(e);
+                    return refused(&e);
                 }
                 self.apply(&mut next, q, input, fx, 0);
             }
@@ -621,6 +760,9 @@ impl<A: Spec> ChandyLamport<A> {
             Action::Initiate { house, snapshot } => {
                 let p = house as usize;
                 let s = SnapshotId(u32::from(snapshot));
+                if let Some(ck) = next.ckpt.as_mut() {
+                    ck.triggers[p] &= !(1 << snapshot);
+                }
                 if next.ghost.as_ref().is_some_and(|g| !g.snaps[s.0 as usize].active) {
                     let y = self.y_live(last);
                     if let Some(g) = next.ghost.as_mut() {
@@ -628,7 +770,7 @@ impl<A: Spec> ChandyLamport<A> {
                     }
                 }
                 if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {
-                    return refused(e);
+                    return refused(&e);
                 }
                 self.apply(&mut next, p, StepInput::Initiate, fx, 0);
             }
@@ -641,16 +783,99 @@ impl<A: Spec> ChandyLamport<A> {
                 let p = house as usize;
                 let c = ChannelId(u32::from(channel));
                 if let Err(e) = next.procs[p].edit(|house| house.transmit(t, c, fx)) {
-                    return refused(e);
+                    return refused(&e);
                 }
                 self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
+            Action::Trigger => {
+                let ck = next.ckpt.as_mut()?;
+                match ck.coord.trigger() {
+                    Ok(id) => {
+                        for p in t.processes().filter(|p| self.cfg.initiators[p.index()]) {
+                            ck.triggers[p.index()] |= 1 << id.0;
+                        }
+                    }
+                    Err(e) => return refused(&e),
+                }
+            }
+            Action::Ack { house, snapshot } => {
+                let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
+                let ck = next.ckpt.as_mut()?;
+                match ck.coord.acknowledge(ProcessId(u16::from(house)), s) {
+                    Ok(Ack::Pending) => {}
+                    Ok(Ack::Stale) => {
+                        if let Err(e) = next.procs[p].edit(|h| h.take_local_snapshot(t, s).map(drop)) {
+                            return refused(&e);
+                        }
+                    }
+                    Ok(Ack::Completed { subsumed }) => {
+                        let Some(rec) = self.recorded(&next, s) else {
+                            return refused(&format!("checkpoint {s} completed, but a house holds no complete part"));
+                        };
+                        let ck = next.ckpt.as_mut()?;
+                        ck.ids_decreased |= ck.latest.as_ref().is_some_and(|l| l.id > s);
+                        let mut budgets: SmallVec<[u8; 4]> = SmallVec::from_elem(0, t.len());
+                        for &(id, house, budget) in &ck.budgets {
+                            if u32::from(id) == s.0 {
+                                budgets[usize::from(house)] = budget;
+                            }
+                        }
+                        ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
+                        let mut over = subsumed;
+                        over.push(s);
+                        self.discard(&mut next, &over);
+                    }
+                    Err(e) => return refused(&e),
+                }
+            }
+            Action::Decline { house, snapshot } => {
+                let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
+                let ck = next.ckpt.as_mut()?;
+                ck.declines = ck.declines.checked_sub(1)?;
+                if let Err(e) = next.procs[p].edit(|h| h.decline(t, s, fx)) {
+                    return refused(&e);
+                }
+                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+            }
+            Action::Crash => self.recover(&mut next)?,
         }
         self.completed(&mut next, done_before);
         if let Some(h) = next.history.as_mut() {
             h.seal(events_before);
         }
         Some(next)
+    }
+
+    /// A crash and the recovery: the coordinator fails over (its pending checkpoints are
+    /// aborted), every house is restored from the newest completed checkpoint (or its initial
+    /// state), and each channel holds exactly that checkpoint's record of it, in front.
+    fn recover(&self, next: &mut State<A>) -> Option<()> {
+        let t = &self.cfg.topology;
+        let ck = next.ckpt.as_mut()?;
+        ck.crashes = ck.crashes.checked_sub(1)?;
+        ck.coord.failover();
+        ck.triggers = [0; MAX_HOUSES];
+        ck.budgets.clear();
+        let latest = ck.latest.clone();
+        let mut chans = Chans::new(t.channels().len());
+        let procs = match latest.as_deref() {
+            Some(stored) => {
+                for (c, record) in stored.rec.channels.iter().enumerate() {
+                    for cart in record {
+                        chans.push(c, Packet { msg: Message::App(*cart), tag: 0 });
+                    }
+                }
+                next.budget[..t.len()].copy_from_slice(&stored.budgets);
+                t.processes().map(|p| self.house(p, stored.rec.houses[p.index()])).collect()
+            }
+            None => {
+                next.budget[..t.len()].fill(self.cfg.sends);
+                t.processes().map(|p| self.house(p, A::initial(p, self.cfg.tokens[p.index()]))).collect()
+            }
+        };
+        next.procs = procs;
+        next.chans = chans;
+        Some(())
     }
 
     /// A label for `action` (the Explorer's).
@@ -675,6 +900,10 @@ impl<A: Spec> ChandyLamport<A> {
             Action::Transmit { house, channel } => {
                 format!("{} puts the oldest cart of its buffer for {} on the road", name(house), chan(channel))
             }
+            Action::Trigger => "the coordinator triggers a checkpoint".to_string(),
+            Action::Ack { house, snapshot } => format!("{} acknowledges checkpoint {snapshot}", name(house)),
+            Action::Decline { house, snapshot } => format!("{} declines checkpoint {snapshot}", name(house)),
+            Action::Crash => "crash: every house recovers from the latest completed checkpoint".to_string(),
         }
     }
 }

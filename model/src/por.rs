@@ -56,7 +56,10 @@ pub fn group<M, S>(action: &Action<M, S>) -> Group {
         Action::Initiate { house, .. } => Group::Init(house),
         Action::Flush { house } => Group::Flush(house),
         // Never reduced: --por is refused with the barrier algorithms.
-        Action::Transmit { house, .. } => Group::Moves(house),
+        Action::Transmit { house, .. } | Action::Ack { house, .. } | Action::Decline { house, .. } => {
+            Group::Moves(house)
+        }
+        Action::Trigger | Action::Crash => Group::Moves(0),
     }
 }
 
@@ -224,7 +227,8 @@ impl<'a, A: Spec> Analysis<'a, A> {
         unrecorded != 0
             && self.s.chans.get(c as usize).iter().any(|p| match p.msg {
                 Message::Marker(x) => unrecorded & (1 << x.0) != 0,
-                Message::App(_) => false,
+                // (Cancellations belong to the barrier algorithms, which --por refuses.)
+                Message::App(_) | Message::Cancel(_) => false,
             })
     }
 
@@ -316,6 +320,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
                 match p.msg {
                     Message::App(_) => Some((q, true, 0)),
                     Message::Marker(x) => Some((q, false, 1 << x.0)),
+                    Message::Cancel(_) => None,
                 }
             }
             _ => None,

@@ -3,7 +3,7 @@
 //! checker on the recorded history in literal mode.
 
 use chandy_lamport::spec::Spec;
-use chandy_lamport::SnapshotId;
+use chandy_lamport::{Algorithm, SnapshotId};
 use stateright::{Expectation, Property};
 
 use crate::config::Mode;
@@ -33,12 +33,22 @@ pub const RECORD_MESSAGE: &str = "a channel record holds a message";
 pub const OVERLAP: &str = "two snapshots overlap";
 /// Example: S* never occurred (literal mode, internal steps).
 pub const NEVER_OCCURRED: &str = "recorded state never occurred";
+/// Barrier algorithms: the coordinator ends every checkpoint.
+pub const CHECKPOINTS_END: &str = "every checkpoint completes or is aborted";
+/// Barrier algorithms: completions in id order.
+pub const IDS_INCREASE: &str = "completed checkpoint ids increase";
+/// Barrier algorithms: the coordinator keeps triggering.
+pub const TRIGGERING: &str = "triggering never stops while the job runs";
+/// Aligned barriers on an acyclic graph.
+pub const NO_CHANNEL_STATE: &str = "aligned barriers on an acyclic graph record no channel state";
+/// Barrier algorithms, deterministic applications: recovery loses and duplicates nothing.
+pub const EXACTLY_ONCE: &str = "exactly-once: every quiet state is the failure-free run's";
 
 type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
 /// The fixed property kinds, with the fixed index of their latches; the application's example
 /// properties (see [`chandy_lamport::Stable::examples`]) take the two latches after them.
-fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 11] {
+fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 16] {
     [
         (ACCEPTS, Expectation::Always, accepts),
         (CROSSING, Expectation::Always, crossing),
@@ -51,10 +61,15 @@ fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 11] {
         (RECORD_MESSAGE, Expectation::Sometimes, record_message),
         (OVERLAP, Expectation::Sometimes, overlap),
         (NEVER_OCCURRED, Expectation::Sometimes, never_occurred),
+        (CHECKPOINTS_END, Expectation::Always, checkpoints_end),
+        (IDS_INCREASE, Expectation::Always, ids_increase),
+        (TRIGGERING, Expectation::Always, triggering),
+        (NO_CHANNEL_STATE, Expectation::Always, no_channel_state),
+        (EXACTLY_ONCE, Expectation::Always, exactly_once),
     ]
 }
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 16] = [
     ACCEPTS,
     CROSSING,
     RECORDS,
@@ -66,6 +81,11 @@ const NAMES: [&str; 11] = [
     RECORD_MESSAGE,
     OVERLAP,
     NEVER_OCCURRED,
+    CHECKPOINTS_END,
+    IDS_INCREASE,
+    TRIGGERING,
+    NO_CHANNEL_STATE,
+    EXACTLY_ONCE,
 ];
 
 /// The latch of "a snapshot detects P".
@@ -88,11 +108,16 @@ fn sought<A: Spec>(m: &ChandyLamport<A>) -> Option<(usize, &'static str, &'stati
 /// The properties checked in this configuration, in report order.
 pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
     let cfg = &m.cfg;
+    let coordinated = cfg.algorithm != Algorithm::ChandyLamport;
     let mut list: Vec<Property<ChandyLamport<A>>> = fixed::<A>()
         .into_iter()
         .filter(|(name, _, _)| match *name {
             LEDGER => A::CONSERVES,
-            ACCEPTS | TERMINATES => true,
+            ACCEPTS => true,
+            TERMINATES => !coordinated,
+            CHECKPOINTS_END | IDS_INCREASE | TRIGGERING => coordinated,
+            NO_CHANNEL_STATE => cfg.algorithm == Algorithm::Aligned && acyclic(m),
+            EXACTLY_ONCE => coordinated,
             _ if cfg.mode == Mode::Basic => false,
             OVERLAP => cfg.snapshots >= 2,
             NEVER_OCCURRED => cfg.mode == Mode::Literal && cfg.internal,
@@ -158,6 +183,10 @@ fn ledger<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
         None => recorded == total,
     };
     m.latched(index(LEDGER), false, || {
+        // Barrier algorithms: the newest checkpoint the coordinator completed, as stored.
+        if let Some(ck) = s.ckpt.as_ref() {
+            return ck.latest.as_ref().is_none_or(|l| check(l.rec.accounted(), None));
+        }
         every_done(m, s, |id| {
             let Some(totals) = m.recorded_accounted(s, id) else { return false };
             match m.cfg.mode {
@@ -181,6 +210,59 @@ fn terminates<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
         s.refused.is_some()
             || !m.is_quiescent(s)
             || (s.chans.all().is_empty() && m.snapshot_ids().all(|id| !s.started(id) || s.complete(id)))
+    })
+}
+
+/// Judged wherever nothing but optional steps (triggers, declines, crashes) is enabled: no
+/// checkpoint is pending at the coordinator, no house holds a part, nothing is in transit.
+fn checkpoints_end<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(CHECKPOINTS_END), false, || {
+        s.refused.is_some()
+            || !m.is_quiescent(s)
+            || (s.chans.all().is_empty()
+                && s.procs.iter().all(|p| p.slots().is_empty())
+                && s.ckpt.as_ref().is_some_and(|ck| ck.coord.pending().next().is_none()))
+    })
+}
+
+fn ids_increase<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(IDS_INCREASE), false, || s.ckpt.as_ref().is_some_and(|ck| !ck.ids_decreased))
+}
+
+/// While the job runs (the trade has not terminated) and checkpoints are left to trigger in
+/// this run, with none pending, the coordinator can trigger one.
+fn triggering<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(TRIGGERING), false, || {
+        let Some(ck) = s.ckpt.as_ref() else { return false };
+        let idle = ck.coord.pending().next().is_none() && ck.coord.next_id().0 < u32::from(m.cfg.snapshots);
+        let runs = m.y_live(s) & 1 == 0 || s.procs.iter().any(|p| p.buffered_all().next().is_some());
+        !(idle && runs) || ck.coord.can_trigger()
+    })
+}
+
+/// Whether the topology has no back edge from the initiators (aligned barriers wait on every
+/// input).
+fn acyclic<A: Spec>(m: &ChandyLamport<A>) -> bool {
+    let roots: Vec<_> = m.cfg.topology.processes().filter(|p| m.cfg.initiators[p.index()]).collect();
+    !m.cfg.topology.back_edges(&roots).contains(&true)
+}
+
+fn no_channel_state<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(NO_CHANNEL_STATE), false, || {
+        s.ckpt.as_ref().is_some_and(|ck| ck.latest.as_ref().is_none_or(|l| l.rec.channels.iter().all(Vec::is_empty)))
+    })
+}
+
+/// Once the trade is over and nothing is in transit or buffered (quiet), the houses' states are
+/// those of a failure-free run's quiet end, whatever crashes and recoveries happened: nothing
+/// lost, nothing taken in twice (for an application whose outcome does not depend on the
+/// interleaving, that run has one end). Without the failure-free outcomes (too many states),
+/// the property fails rather than pass.
+fn exactly_once<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(EXACTLY_ONCE), false, || {
+        let Some(expected) = m.expected.as_ref() else { return false };
+        let quiet = m.y_live(s) & 1 != 0 && s.procs.iter().all(|p| p.buffered_all().next().is_none());
+        !quiet || expected.contains(&s.apps())
     })
 }
 

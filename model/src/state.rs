@@ -260,6 +260,40 @@ pub struct StateData<A: Spec> {
     pub history: Option<Box<History<A>>>,
     /// The symmetry group this state is reduced under (0: none); constant in a run.
     pub sym: u16,
+    /// The barrier algorithms' checkpoint coordinator, what it stored, and the failures left.
+    pub ckpt: Option<Box<Checkpoints<A>>>,
+}
+
+/// The barrier algorithms' side of a state: the coordinator, the triggers on their way to the
+/// sources, the newest completed checkpoint (what a recovery restores), and the run's bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Checkpoints<A: Spec> {
+    /// The coordinator (the library's).
+    pub coord: chandy_lamport::Coordinator,
+    /// Per house: bit `n` is set while checkpoint `n`'s trigger waits to be handled there.
+    pub triggers: [u8; MAX_HOUSES],
+    /// The newest completed checkpoint.
+    pub latest: Option<Arc<Stored<A>>>,
+    /// `(checkpoint, house, budget)`: each house's budget when it recorded a checkpoint not yet
+    /// over (the trade's input position, restored with the house).
+    pub budgets: SmallVec<[(u8, u8, u8); 4]>,
+    /// A checkpoint completed with an id below an earlier completed one's.
+    pub ids_decreased: bool,
+    /// Declines left.
+    pub declines: u8,
+    /// Crashes left.
+    pub crashes: u8,
+}
+
+/// A completed checkpoint as the coordinator stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stored<A: Spec> {
+    /// Its id.
+    pub id: SnapshotId,
+    /// The houses' states and the channels' records.
+    pub rec: Recorded<A>,
+    /// Each house's budget when it recorded.
+    pub budgets: SmallVec<[u8; 4]>,
 }
 
 impl<A: Spec> Hash for StateData<A> {
@@ -277,6 +311,7 @@ impl<A: Spec> Hash for StateData<A> {
         self.ghost.hash(state);
         self.history.hash(state);
         state.write_u16(self.sym);
+        self.ckpt.hash(state);
     }
 }
 
@@ -295,6 +330,7 @@ impl<A: Spec> Clone for StateData<A> {
             ghost: self.ghost.clone(),
             history: self.history.clone(),
             sym: self.sym,
+            ckpt: self.ckpt.clone(),
         }
     }
 }
@@ -323,7 +359,7 @@ impl<A: Spec> StateData<A> {
                 chan.iter()
                     .filter_map(|p| match p.msg {
                         Message::App(m) => Some(m.msg),
-                        Message::Marker(_) => None,
+                        Message::Marker(_) | Message::Cancel(_) => None,
                     })
                     .collect()
             })
@@ -344,7 +380,7 @@ impl<A: Spec> StateData<A> {
             .iter()
             .map(|p| match &p.msg {
                 Message::App(m) => A::carried(&m.msg),
-                Message::Marker(_) => 0,
+                Message::Marker(_) | Message::Cancel(_) => 0,
             })
             .sum();
         // Unaligned barriers: carts still in their senders' output buffers.
@@ -354,7 +390,7 @@ impl<A: Spec> StateData<A> {
 }
 
 /// What a completed snapshot recorded, read from the core's slots.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Recorded<A: Spec> {
     /// Recorded state of every house.
     pub houses: Vec<A>,

@@ -176,7 +176,14 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     escape(&m.format_action(action))
                 );
             }
-            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } | Action::Transmit { .. } => {}
+            Action::Send { .. }
+            | Action::Initiate { .. }
+            | Action::Flush { .. }
+            | Action::Transmit { .. }
+            | Action::Trigger
+            | Action::Ack { .. }
+            | Action::Decline { .. }
+            | Action::Crash => {}
         }
         // New messages: whatever was appended to each channel in this step.
         for (c, chan) in after.chans.iter().enumerate() {
@@ -185,6 +192,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
             for packet in chan.iter().skip(kept) {
                 let (marker, label) = match packet.msg {
                     Message::Marker(s) => (true, marker_label(s)),
+                    Message::Cancel(s) => (true, format!("C{}", s.0)),
                     Message::App(_) => {
                         sent_by[from] += 1;
                         (false, cart_label(packet, t.name(ProcessId(from as u16)), sent_by[from]))

@@ -140,7 +140,7 @@ fn apply<A: Spec>(perm: &Perm, s: &State<A>) -> State<A> {
         for p in s.chans.get(from) {
             let packet = match &p.msg {
                 Message::App(m) => Packet { msg: Message::App(msg(m)), tag: p.tag },
-                Message::Marker(_) => *p,
+                Message::Marker(_) | Message::Cancel(_) => *p,
             };
             chans.push(to, packet);
         }
@@ -168,6 +168,8 @@ fn apply<A: Spec>(perm: &Perm, s: &State<A>) -> State<A> {
         ghost,
         history: s.history.clone(),
         sym: s.sym,
+        // --symmetry is refused with the barrier algorithms, the only ones with a coordinator.
+        ckpt: s.ckpt.clone(),
     }))
 }
 

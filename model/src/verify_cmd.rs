@@ -15,6 +15,7 @@ use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::orders::Orders;
 use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
 use chandy_lamport::spec::Spec;
+use chandy_lamport::stream::Stream;
 use chandy_lamport::trace::{EventKind, MsgId, Trace};
 use chandy_lamport::verify::{check, unterminated, Clause, EventRef, Violation};
 use chandy_lamport::{Application, ChannelId, SnapshotId, Topology};
@@ -42,6 +43,9 @@ pub enum App {
     /// Houses ordering jars from each other (`chandy_lamport::orders`); initial jars from the
     /// topology file's tokens.
     Orders,
+    /// A dataflow job (`chandy_lamport::stream`): houses with tokens are sources emitting that
+    /// many items; every house counts the items it takes in and passes them on.
+    Stream,
 }
 
 /// One thing found wrong, with the log lines it concerns.
@@ -93,20 +97,24 @@ pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow:
         eprintln!("warning: {w}");
     }
     fn initial<A: Spec>(top: &TopFile, path: &Path) -> anyhow::Result<Vec<A>> {
-        if let Some((p, t)) = chandy_lamport::spec::too_many_tokens::<A>(&top.tokens) {
-            let line = top.node_lines.get(p.index()).map_or(String::new(), |l| format!(":{l}"));
-            anyhow::bail!(
-                "{}{line}: {t} tokens, but the {} application takes at most {}",
-                path.display(),
-                A::NAME,
-                A::MAX_TOKENS
-            );
+        match chandy_lamport::spec::too_many_tokens::<A>(&top.tokens) {
+            Some((Some(p), t)) => {
+                let line = top.node_lines.get(p.index()).map_or(String::new(), |l| format!(":{l}"));
+                let (file, name, max) = (path.display(), A::NAME, A::MAX_TOKENS);
+                anyhow::bail!("{file}{line}: {t} tokens, but the {name} application takes at most {max}");
+            }
+            Some((None, t)) => {
+                let (file, name, max) = (path.display(), A::NAME, A::MAX_TOTAL_TOKENS);
+                anyhow::bail!("{file}: {t} tokens in all, but the {name} application takes at most {max} in all");
+            }
+            None => {}
         }
         Ok(top.topology.processes().map(|p| A::initial(p, top.tokens.get(p.index()).copied().unwrap_or(0))).collect())
     }
     let outcome = match app {
         App::Bank => verify_logs::<Bank>(&top.topology, initial(&top, topology)?, traces)?,
         App::Orders => verify_logs::<Orders>(&top.topology, initial(&top, topology)?, traces)?,
+        App::Stream => verify_logs::<Stream>(&top.topology, initial(&top, topology)?, traces)?,
     };
     let mut out = std::io::stdout().lock();
     if json {

@@ -7,7 +7,8 @@ mod common;
 use chandy_lamport::{Algorithm, Variant};
 use common::{config, run_with, verdict};
 use model::properties::{
-    ACCEPTS, CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, TERMINATES,
+    ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
+    RECORD_MESSAGE, STABLE, TERMINATES, TRIGGERING,
 };
 use model::{InitiatorSpec, Strategy, TopologySpec, Verdict};
 
@@ -17,16 +18,49 @@ use model::{InitiatorSpec, Strategy, TopologySpec, Verdict};
 type Caught = (Variant, Extra, &'static [(&'static str, usize)]);
 
 /// What a variant needs: two snapshots in flight, two carts on one road, or a barrier algorithm
-/// (checked in basic mode, the one the barrier algorithms support so far).
+/// with its coordinator (checked in basic mode, the one the barrier algorithms support so far).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Extra {
     None,
     TwoSnapshots,
     TwoSends,
-    Barriers(Algorithm),
+    Barriers(Barriers),
 }
 
-const CAUGHT: [Caught; 17] = [
+/// A barrier algorithm's run: the algorithm, a ring instead of the complete graph, and the
+/// coordinator's bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Barriers {
+    algorithm: Algorithm,
+    ring: bool,
+    snapshots: u8,
+    max_concurrent: u8,
+    declines: u8,
+    crashes: u8,
+}
+
+const fn barriers(algorithm: Algorithm, ring: bool) -> Barriers {
+    Barriers { algorithm, ring, snapshots: 1, max_concurrent: 1, declines: 0, crashes: 0 }
+}
+
+const fn crash(b: Barriers) -> Barriers {
+    Barriers { crashes: 1, ..b }
+}
+
+const fn decline(b: Barriers) -> Barriers {
+    Barriers { declines: 1, ..b }
+}
+
+const fn two(b: Barriers, max_concurrent: u8) -> Barriers {
+    Barriers { snapshots: 2, max_concurrent, ..b }
+}
+
+const ALIGNED_COMPLETE: Barriers = barriers(Algorithm::Aligned, false);
+const ALIGNED_RING: Barriers = barriers(Algorithm::Aligned, true);
+const UNALIGNED_COMPLETE: Barriers = barriers(Algorithm::Unaligned, false);
+const UNALIGNED_RING: Barriers = barriers(Algorithm::Unaligned, true);
+
+const CAUGHT: [Caught; 21] = [
     (
         Variant::SendBeforeMarker,
         Extra::None,
@@ -61,12 +95,33 @@ const CAUGHT: [Caught; 17] = [
         &[(CROSSING, 9), (RECORDS, 8), (LEDGER, 8), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 8)],
     ),
     (Variant::LoseMarkers, Extra::None, &[(TERMINATES, 9)]),
-    (Variant::ProcessAfterBarrier, Extra::Barriers(Algorithm::Aligned), &[(LEDGER, 9)]),
-    (Variant::AlignedCycleNoBackedge, Extra::Barriers(Algorithm::Aligned), &[(LEDGER, 9)]),
-    (Variant::WrongInflightChannels, Extra::Barriers(Algorithm::Unaligned), &[(LEDGER, 8)]),
+    (Variant::ProcessAfterBarrier, Extra::Barriers(crash(ALIGNED_COMPLETE)), &[(LEDGER, 13), (EXACTLY_ONCE, 20)]),
+    (Variant::AlignedCycleNoBackedge, Extra::Barriers(crash(ALIGNED_RING)), &[(LEDGER, 10), (EXACTLY_ONCE, 15)]),
+    (Variant::WrongInflightChannels, Extra::Barriers(crash(UNALIGNED_COMPLETE)), &[(LEDGER, 12), (EXACTLY_ONCE, 15)]),
+    (
+        Variant::MixedBarriersAfterDecline,
+        Extra::Barriers(crash(decline(two(UNALIGNED_RING, 1)))),
+        &[(LEDGER, 15), (EXACTLY_ONCE, 20)],
+    ),
+    (Variant::TriggerStopsAfterAbort, Extra::Barriers(decline(two(ALIGNED_RING, 1))), &[(TRIGGERING, 3)]),
+    (Variant::NoCancellationBarriers, Extra::Barriers(decline(ALIGNED_COMPLETE)), &[(CHECKPOINTS_END, 13)]),
+    (Variant::NoSubsumption, Extra::Barriers(two(ALIGNED_RING, 2)), &[(IDS_INCREASE, 16)]),
 ];
 
-const ALWAYS: [&str; 8] = [ACCEPTS, CROSSING, RECORDS, LEDGER, TERMINATES, REACHABLE, END_REACHABLE, STABLE];
+const ALWAYS: [&str; 12] = [
+    ACCEPTS,
+    CROSSING,
+    RECORDS,
+    LEDGER,
+    TERMINATES,
+    REACHABLE,
+    END_REACHABLE,
+    STABLE,
+    CHECKPOINTS_END,
+    IDS_INCREASE,
+    TRIGGERING,
+    EXACTLY_ONCE,
+];
 
 fn base() -> model::Config {
     config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0]))
@@ -78,9 +133,15 @@ fn configured(variant: Variant, extra: Extra) -> model::Config {
         Extra::None => {}
         Extra::TwoSnapshots => c.snapshots = 2,
         Extra::TwoSends => c.sends = 2,
-        Extra::Barriers(algorithm) => {
-            c.algorithm = algorithm;
+        Extra::Barriers(b) => {
+            c.algorithm = b.algorithm;
             c.mode = model::Mode::Basic;
+            if b.ring {
+                c.topology = TopologySpec::Ring;
+            }
+            c.snapshots = b.snapshots;
+            c.checkpointing =
+                model::Checkpointing { max_concurrent: b.max_concurrent, declines: b.declines, crashes: b.crashes };
         }
     }
     c
@@ -113,7 +174,10 @@ fn every_variant_is_listed_and_every_always_property_is_broken_by_one() {
 
 #[test]
 fn the_correct_algorithm_passes_the_same_configurations() {
-    let barriers = [Extra::Barriers(Algorithm::Aligned), Extra::Barriers(Algorithm::Unaligned)];
+    let barriers = CAUGHT.iter().filter_map(|(_, extra, _)| match extra {
+        Extra::Barriers(_) => Some(*extra),
+        _ => None,
+    });
     for extra in [Extra::None, Extra::TwoSnapshots, Extra::TwoSends].into_iter().chain(barriers) {
         let result = run_with(&configured(Variant::None, extra), Strategy::Bfs);
         assert!(result.ok, "{extra:?}");

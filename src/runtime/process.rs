@@ -29,6 +29,7 @@ pub(crate) enum Input<A: Service> {
 pub(crate) enum Wire<M> {
     App(MsgId, M),
     Marker(SnapshotId),
+    Cancel(SnapshotId),
 }
 
 /// What a process thread returns when it stops cleanly.
@@ -261,6 +262,7 @@ impl<A: Service> ProcessThread<A> {
         let (input, message) = match wire {
             Wire::App(id, msg) => (StepInput::Receive { channel, id }, Message::App(msg)),
             Wire::Marker(snapshot) => (StepInput::Marker { channel, snapshot }, Message::Marker(snapshot)),
+            Wire::Cancel(snapshot) => (StepInput::Idle, Message::Cancel(snapshot)),
         };
         let result = self.core.receive(&self.topology, channel, message, &mut self.effects);
         result.map_err(|e| self.core_error(e))?;
@@ -283,6 +285,7 @@ impl<A: Service> ProcessThread<A> {
                             _ => continue,
                         },
                         Message::Marker(s) => Wire::Marker(*s),
+                        Message::Cancel(s) => Wire::Cancel(*s),
                     };
                     let to = self.topology.channel(*channel).to;
                     // A peer that stopped has failed; the collector reports why.
@@ -293,7 +296,8 @@ impl<A: Service> ProcessThread<A> {
                     let local = local.map_err(|e| self.core_error(e))?;
                     let _ = self.collector.send(ToCollector::Local(local));
                 }
-                Effect::Recorded { .. } | Effect::Closed { .. } => {}
+                // Only the barrier algorithms give a checkpoint up.
+                Effect::Aborted { .. } | Effect::Recorded { .. } | Effect::Closed { .. } => {}
             }
         }
         self.effects = effects;

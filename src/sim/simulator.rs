@@ -386,6 +386,8 @@ impl<A: Spec> Simulator<A> {
                     }
                 }
                 Effect::Completed { snapshot } => self.complete(p, *snapshot)?,
+                // The simulator runs Chandy–Lamport, which neither cancels nor gives up.
+                Effect::Send { message: Message::Cancel(_), .. } | Effect::Aborted { .. } => {}
                 Effect::Recorded { .. } | Effect::Closed { .. } => {}
             }
             i += 1;

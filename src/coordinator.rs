@@ -1,0 +1,340 @@
+//! The checkpoint coordinator of the barrier algorithms: Flink's `CheckpointCoordinator`
+//! reduced to its protocol, sans-IO like the core. It triggers checkpoints with increasing ids,
+//! keeps at most `max_concurrent` pending, completes one when every process has acknowledged
+//! it (a newer completed checkpoint subsumes older pending ones), aborts one that a process
+//! declines, and keeps triggering after aborts. Drivers (the model, the threaded runtime) call
+//! it and carry out what it answers; the data of each part stays with the driver.
+
+use smallvec::SmallVec;
+use thiserror::Error;
+
+use crate::core::SnapshotId;
+use crate::topology::ProcessId;
+use crate::variant::Variant;
+
+/// One pending checkpoint: its id and which processes have acknowledged it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Pending {
+    id: SnapshotId,
+    acked: SmallVec<[u64; 1]>,
+}
+
+impl Pending {
+    fn acked(&self, p: usize) -> bool {
+        self.acked.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0)
+    }
+
+    fn count(&self) -> usize {
+        self.acked.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// What an acknowledgement led to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ack {
+    /// The checkpoint still waits for other processes.
+    Pending,
+    /// Every process has acknowledged: the checkpoint is complete, and the older pending ones
+    /// listed are subsumed (aborted).
+    Completed {
+        /// Older pending checkpoints aborted by this completion, oldest first.
+        subsumed: Vec<SnapshotId>,
+    },
+    /// The checkpoint is not pending (aborted or subsumed): the part is discarded.
+    Stale,
+}
+
+/// A call the coordinator refuses; its state is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CoordinatorError {
+    /// A trigger while triggering is stopped, or with `max_concurrent` checkpoints pending.
+    #[error("no checkpoint can be triggered now ({pending} pending, at most {max}{})", if *.scheduled { "" } else { ", triggering stopped" })]
+    CannotTrigger {
+        /// Pending checkpoints.
+        pending: usize,
+        /// The most that may be pending.
+        max: usize,
+        /// Whether periodic triggering is on.
+        scheduled: bool,
+    },
+    /// An acknowledgement from a process the coordinator does not know.
+    #[error("acknowledgement of checkpoint {snapshot} from process {process}, which is not one of the {processes}")]
+    UnknownProcess {
+        /// The checkpoint.
+        snapshot: SnapshotId,
+        /// The process.
+        process: ProcessId,
+        /// How many processes there are.
+        processes: usize,
+    },
+    /// A second acknowledgement of one checkpoint by one process.
+    #[error("process {process} acknowledged checkpoint {snapshot} twice")]
+    DuplicateAck {
+        /// The checkpoint.
+        snapshot: SnapshotId,
+        /// The process.
+        process: ProcessId,
+    },
+}
+
+/// The checkpoint coordinator.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Coordinator {
+    processes: usize,
+    max_concurrent: usize,
+    next: u32,
+    pending: SmallVec<[Pending; 1]>,
+    latest: Option<SnapshotId>,
+    scheduled: bool,
+    variant: Variant,
+}
+
+impl Coordinator {
+    /// A coordinator of `processes` processes, with at most `max_concurrent` (at least 1)
+    /// checkpoints pending; `variant` may be a coordinator fault
+    /// ([`Variant::is_coordinator_fault`]), other variants change nothing here.
+    pub fn new(processes: usize, max_concurrent: usize, variant: Variant) -> Self {
+        Coordinator {
+            processes,
+            max_concurrent: max_concurrent.max(1),
+            next: 0,
+            pending: SmallVec::new(),
+            latest: None,
+            scheduled: true,
+            variant,
+        }
+    }
+
+    /// Whether periodic triggering is on and fewer than `max_concurrent` checkpoints are
+    /// pending: the next [`Coordinator::trigger`] succeeds.
+    pub fn can_trigger(&self) -> bool {
+        self.scheduled && self.pending.len() < self.max_concurrent
+    }
+
+    /// Whether periodic triggering is on.
+    pub fn is_scheduled(&self) -> bool {
+        self.scheduled
+    }
+
+    /// The id the next trigger takes (ids start at 0 and only increase, across failovers).
+    pub fn next_id(&self) -> SnapshotId {
+        SnapshotId(self.next)
+    }
+
+    /// Starts a new checkpoint; the driver sends its trigger to the sources (the initiators).
+    pub fn trigger(&mut self) -> Result<SnapshotId, CoordinatorError> {
+        if !self.can_trigger() {
+            return Err(CoordinatorError::CannotTrigger {
+                pending: self.pending.len(),
+                max: self.max_concurrent,
+                scheduled: self.scheduled,
+            });
+        }
+        let id = SnapshotId(self.next);
+        self.next += 1;
+        self.pending.push(Pending { id, acked: SmallVec::from_elem(0, self.processes.div_ceil(64)) });
+        Ok(id)
+    }
+
+    /// The pending checkpoints, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = SnapshotId> + '_ {
+        self.pending.iter().map(|p| p.id)
+    }
+
+    /// Whether `snapshot` is pending.
+    pub fn is_pending(&self, snapshot: SnapshotId) -> bool {
+        self.pending.iter().any(|p| p.id == snapshot)
+    }
+
+    /// Whether `process` has acknowledged pending checkpoint `snapshot`.
+    pub fn has_acked(&self, snapshot: SnapshotId, process: ProcessId) -> bool {
+        self.pending.iter().any(|p| p.id == snapshot && p.acked(process.index()))
+    }
+
+    /// The checkpoint completed last, the one a recovery restores (the newest completed one,
+    /// unless completions came out of order).
+    pub fn latest(&self) -> Option<SnapshotId> {
+        self.latest
+    }
+
+    /// `process` acknowledges `snapshot`: its part is complete and stored.
+    pub fn acknowledge(&mut self, process: ProcessId, snapshot: SnapshotId) -> Result<Ack, CoordinatorError> {
+        let p = process.index();
+        if p >= self.processes {
+            return Err(CoordinatorError::UnknownProcess { snapshot, process, processes: self.processes });
+        }
+        let Some(i) = self.pending.iter().position(|c| c.id == snapshot) else { return Ok(Ack::Stale) };
+        if self.pending[i].acked(p) {
+            return Err(CoordinatorError::DuplicateAck { snapshot, process });
+        }
+        self.pending[i].acked[p / 64] |= 1 << (p % 64);
+        if self.pending[i].count() < self.processes {
+            return Ok(Ack::Pending);
+        }
+        // Complete: it and every older pending checkpoint leave the pending list (no-subsumption:
+        // the older ones stay, and may complete later).
+        let subsumed: Vec<SnapshotId> = if self.variant == Variant::NoSubsumption {
+            Vec::new()
+        } else {
+            self.pending.iter().map(|c| c.id).filter(|&id| id < snapshot).collect()
+        };
+        self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
+        self.latest = Some(snapshot);
+        if !subsumed.is_empty() {
+            self.aborted();
+        }
+        Ok(Ack::Completed { subsumed })
+    }
+
+    /// A process declines `snapshot` (or gave it up): a pending checkpoint is aborted (true);
+    /// one that is not pending any more is left alone (false).
+    pub fn decline(&mut self, snapshot: SnapshotId) -> bool {
+        let before = self.pending.len();
+        self.pending.retain(|c| c.id != snapshot);
+        let aborted = self.pending.len() < before;
+        if aborted {
+            self.aborted();
+        }
+        aborted
+    }
+
+    /// The job fails over: every pending checkpoint is aborted (returned, oldest first) and
+    /// periodic triggering restarts.
+    pub fn failover(&mut self) -> Vec<SnapshotId> {
+        let aborted: Vec<SnapshotId> = self.pending.drain(..).map(|c| c.id).collect();
+        // Triggering is stopped while the job restarts, then rescheduled (trigger-stops-after-abort:
+        // not when the failover aborted a checkpoint).
+        if self.variant != Variant::TriggerStopsAfterAbort {
+            self.scheduled = true;
+        } else if !aborted.is_empty() {
+            self.scheduled = false;
+        }
+        aborted
+    }
+
+    /// Bookkeeping after an abort. trigger-stops-after-abort (FLINK-13256): triggering is not
+    /// rescheduled.
+    fn aborted(&mut self) {
+        if self.variant == Variant::TriggerStopsAfterAbort {
+            self.scheduled = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(i: u16) -> ProcessId {
+        ProcessId(i)
+    }
+
+    #[test]
+    fn triggers_increasing_ids_up_to_max_concurrent() {
+        let mut c = Coordinator::new(2, 2, Variant::None);
+        assert_eq!(c.trigger(), Ok(SnapshotId(0)));
+        assert_eq!(c.trigger(), Ok(SnapshotId(1)));
+        assert!(!c.can_trigger());
+        assert_eq!(c.trigger(), Err(CoordinatorError::CannotTrigger { pending: 2, max: 2, scheduled: true }));
+        assert_eq!(c.pending().collect::<Vec<_>>(), [SnapshotId(0), SnapshotId(1)]);
+        assert_eq!(c.next_id(), SnapshotId(2));
+        assert_eq!(Coordinator::new(1, 0, Variant::None).max_concurrent, 1);
+    }
+
+    #[test]
+    fn completes_when_every_process_acknowledged() {
+        let mut c = Coordinator::new(3, 1, Variant::None);
+        let id = c.trigger().unwrap();
+        assert_eq!(c.acknowledge(p(0), id), Ok(Ack::Pending));
+        assert!(c.has_acked(id, p(0)) && !c.has_acked(id, p(1)));
+        assert_eq!(c.acknowledge(p(0), id), Err(CoordinatorError::DuplicateAck { snapshot: id, process: p(0) }));
+        assert_eq!(c.acknowledge(p(2), id), Ok(Ack::Pending));
+        assert_eq!(c.latest(), None);
+        assert_eq!(c.acknowledge(p(1), id), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.latest(), Some(id));
+        assert!(!c.is_pending(id) && c.can_trigger());
+        assert_eq!(c.acknowledge(p(1), id), Ok(Ack::Stale));
+        let err = c.acknowledge(p(3), id);
+        assert_eq!(err, Err(CoordinatorError::UnknownProcess { snapshot: id, process: p(3), processes: 3 }));
+    }
+
+    #[test]
+    fn acknowledgements_of_many_processes() {
+        let mut c = Coordinator::new(70, 1, Variant::None);
+        let id = c.trigger().unwrap();
+        for i in 0..69 {
+            assert_eq!(c.acknowledge(p(i), id), Ok(Ack::Pending), "{i}");
+        }
+        assert!(c.has_acked(id, p(68)) && !c.has_acked(id, p(69)));
+        assert_eq!(c.acknowledge(p(69), id), Ok(Ack::Completed { subsumed: vec![] }));
+    }
+
+    #[test]
+    fn a_newer_completed_checkpoint_subsumes_older_pending_ones() {
+        let mut c = Coordinator::new(1, 3, Variant::None);
+        let (a, b, d) = (c.trigger().unwrap(), c.trigger().unwrap(), c.trigger().unwrap());
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] }));
+        assert_eq!(c.pending().collect::<Vec<_>>(), [d]);
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Stale));
+        assert_eq!(c.latest(), Some(b));
+        assert!(c.is_scheduled());
+    }
+
+    #[test]
+    fn no_subsumption_variant_lets_an_older_checkpoint_complete_after_a_newer_one() {
+        let mut c = Coordinator::new(1, 2, Variant::NoSubsumption);
+        let (a, b) = (c.trigger().unwrap(), c.trigger().unwrap());
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![] }));
+        assert!(c.is_pending(a));
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.latest(), Some(a));
+    }
+
+    #[test]
+    fn a_decline_aborts_and_triggering_goes_on() {
+        let mut c = Coordinator::new(2, 1, Variant::None);
+        let a = c.trigger().unwrap();
+        assert!(c.decline(a));
+        assert!(!c.decline(a));
+        assert!(c.can_trigger());
+        assert_eq!(c.trigger(), Ok(SnapshotId(1)));
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Stale));
+    }
+
+    #[test]
+    fn failover_aborts_every_pending_checkpoint_and_triggering_restarts() {
+        let mut c = Coordinator::new(2, 2, Variant::None);
+        let (a, b) = (c.trigger().unwrap(), c.trigger().unwrap());
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Pending));
+        assert_eq!(c.failover(), vec![a, b]);
+        assert!(c.can_trigger());
+        assert_eq!(c.trigger(), Ok(SnapshotId(2)));
+        assert_eq!(c.latest(), None);
+    }
+
+    #[test]
+    fn trigger_stops_after_abort_variant_stops_triggering_after_any_abort() {
+        for abort in 0..3 {
+            let mut c = Coordinator::new(1, 2, Variant::TriggerStopsAfterAbort);
+            let a = c.trigger().unwrap();
+            match abort {
+                0 => assert!(c.decline(a)),
+                1 => assert_eq!(c.failover(), vec![a]),
+                _ => {
+                    let b = c.trigger().unwrap();
+                    assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] }));
+                }
+            }
+            assert!(!c.is_scheduled() && !c.can_trigger(), "abort {abort}");
+            let err = c.trigger();
+            assert!(matches!(err, Err(CoordinatorError::CannotTrigger { scheduled: false, .. })), "{err:?}");
+            assert!(err.unwrap_err().to_string().contains("triggering stopped"));
+        }
+        // Without an abort, it keeps triggering; a failover with nothing pending aborts nothing.
+        let mut c = Coordinator::new(1, 1, Variant::TriggerStopsAfterAbort);
+        assert!(c.failover().is_empty() && c.can_trigger());
+        let a = c.trigger().unwrap();
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Completed { subsumed: vec![] }));
+        assert!(c.can_trigger());
+    }
+}
