@@ -3,7 +3,11 @@
 //! snapshot id, a dot where each house recorded with its recorded state beside it, each
 //! snapshot's channel records beside the cuts, the cut of each snapshot as a dashed line through its dots, any cart
 //! crossing a cut inward in orange, the properties that fail (or find their example) in the last
-//! state named at the top, and a legend at the bottom.
+//! state named at the top, and a legend at the bottom. With the barrier algorithms, also:
+//! cancellation barriers (violet), each blocked input as a band along its house's lane while
+//! aligned barriers hold it, the coordinator's triggers, stored checkpoints and declines, and
+//! each crash as a line across every lane, where what was in transit is lost and the stored
+//! channel state sets out again.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write;
@@ -20,6 +24,9 @@ const STEP: f64 = 64.0;
 const BANNER: f64 = 18.0;
 const WARN: &str = "#f08c00";
 const MARKER: &str = "#d62728";
+const CANCEL: &str = "#7048e8";
+const BLOCKED: &str = "#ffa94d";
+const CRASH: &str = "#e03131";
 const CART: &str = "#333";
 const FAIL: &str = "#c92a2a";
 const EXAMPLE: &str = "#2b8a3e";
@@ -44,7 +51,10 @@ pub fn marker_label(snapshot: SnapshotId) -> String {
 struct Flight {
     sent_at: usize,
     from: usize,
+    /// A marker or a cancellation: drawn in `colour`, never recorded.
     marker: bool,
+    /// Its colour when `marker` (markers red, cancellations violet).
+    colour: &'static str,
     label: String,
     /// Snapshots its sender had recorded when sending.
     post_cut: u32,
@@ -125,13 +135,16 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
     let width = (records_x + 190.0).max(720.0);
     let record_rows = dots_possible(m) * (t.channels().len() + 1);
     let legend_top = (f.y(n) + 4.0).max(f.top + 12.0 * record_rows as f64);
-    let height = legend_top + 44.0;
+    let barriers = m.cfg.algorithm != chandy_lamport::Algorithm::ChandyLamport;
+    let height = legend_top + if barriers { 62.0 } else { 44.0 };
     let mut body = String::new();
     let mut flights: Vec<VecDeque<Flight>> = (0..t.channels().len()).map(|_| VecDeque::new()).collect();
     let mut sent_by = vec![0usize; n];
     let mut dots: Vec<Vec<(usize, usize)>> = vec![Vec::new(); m.cfg.snapshots as usize];
     // The labels of the carts recorded on each (snapshot, channel), in arrival order.
     let mut records: HashMap<(u32, usize), Vec<String>> = HashMap::new();
+    // Per channel: since when its receiver has held it blocked (aligned barriers).
+    let mut blocked_since: Vec<Option<usize>> = vec![None; t.channels().len()];
     for (k, pair) in steps.windows(2).enumerate() {
         let ((before, action), (after, _)) = (&pair[0], &pair[1]);
         let Some(action) = action else { continue };
@@ -148,7 +161,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     let start = (x(fl.sent_at), f.y(fl.from));
                     let crossing = fl.post_cut & !m.recorded_bits(&before.procs[to]) != 0;
                     let colour = if fl.marker {
-                        MARKER
+                        fl.colour
                     } else if crossing {
                         WARN
                     } else {
@@ -176,30 +189,88 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     escape(&m.format_action(action))
                 );
             }
-            Action::Send { .. }
-            | Action::Initiate { .. }
-            | Action::Flush { .. }
-            | Action::Transmit { .. }
-            | Action::Trigger
-            | Action::Ack { .. }
-            | Action::Decline { .. }
-            | Action::Crash => {}
+            Action::Trigger => {
+                let id = before.ckpt.as_ref().map_or(0, |ck| ck.coord.next_id().0);
+                let title = format!("the coordinator triggers checkpoint {id}");
+                mark(&mut body, (x(time), f.top - 14.0), "#495057", &title, &format!("T{id}"));
+            }
+            Action::Ack { house, snapshot } => {
+                let stored = |s: &State<A>| s.ckpt.as_ref().and_then(|ck| ck.latest.as_ref().map(|l| l.id));
+                if stored(after) != stored(before) {
+                    let title = format!("checkpoint {snapshot} complete: stored by the coordinator");
+                    mark(&mut body, (x(time), f.y(house as usize) + 16.0), EXAMPLE, &title, &format!("✓{snapshot}"));
+                }
+            }
+            Action::Decline { house, snapshot } => {
+                let title = m.format_action(action);
+                mark(&mut body, (x(time), f.y(house as usize) + 16.0), FAIL, &title, &format!("✗{snapshot}"));
+            }
+            Action::Crash => {
+                // Everything in transit is lost; the stored channel state sets out again below.
+                for (c, queue) in flights.iter_mut().enumerate() {
+                    let to = t.channel(ChannelId(c as u32)).to.index();
+                    for fl in queue.drain(..) {
+                        let start = (x(fl.sent_at), f.y(fl.from));
+                        let end = (x(time), (f.y(fl.from) + f.y(to)) / 2.0);
+                        let colour = if fl.marker { fl.colour } else { CART };
+                        let title = format!("{} lost in the crash", fl.label);
+                        arrow(&mut body, start, end, colour, true, &title, &fl.label);
+                    }
+                }
+                let restored = before.ckpt.as_ref().and_then(|ck| ck.latest.as_ref().map(|l| l.id));
+                let what = restored.map_or("the initial states".to_string(), |id| format!("checkpoint {}", id.0));
+                let _ = write!(
+                    body,
+                    "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{CRASH}\" stroke-width=\"3\"><title>crash: every house recovers from {3}</title></line>",
+                    x(time),
+                    f.y(0) - 12.0,
+                    f.y(n.saturating_sub(1)) + 12.0,
+                    escape(&what)
+                );
+                text(
+                    &mut body,
+                    (x(time), f.y(n.saturating_sub(1)) + 24.0),
+                    CRASH,
+                    11,
+                    "middle",
+                    &format!("crash ↺ {what}"),
+                );
+            }
+            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } | Action::Transmit { .. } => {}
         }
-        // New messages: whatever was appended to each channel in this step.
+        // New messages: whatever was appended to each channel in this step (after a crash, every
+        // channel's contents: the stored channel state).
         for (c, chan) in after.chans.iter().enumerate() {
-            let kept = before.chans.get(c).len() - usize::from(removed == Some(c));
+            let kept = match action {
+                Action::Crash => 0,
+                _ => before.chans.get(c).len() - usize::from(removed == Some(c)),
+            };
             let from = t.channel(ChannelId(c as u32)).from.index();
             for packet in chan.iter().skip(kept) {
-                let (marker, label) = match packet.msg {
-                    Message::Marker(s) => (true, marker_label(s)),
-                    Message::Cancel(s) => (true, format!("C{}", s.0)),
+                let (marker, colour, label) = match packet.msg {
+                    Message::Marker(s) => (true, MARKER, marker_label(s)),
+                    Message::Cancel(s) => (true, CANCEL, format!("C{}", s.0)),
                     Message::App(_) => {
                         sent_by[from] += 1;
-                        (false, cart_label(packet, t.name(ProcessId(from as u16)), sent_by[from]))
+                        (false, CART, cart_label(packet, t.name(ProcessId(from as u16)), sent_by[from]))
                     }
                 };
                 let post_cut = m.recorded_bits(&after.procs[from]);
-                flights[c].push_back(Flight { sent_at: time, from, marker, label, post_cut });
+                flights[c].push_back(Flight { sent_at: time, from, marker, colour, label, post_cut });
+            }
+        }
+        // Aligned barriers: the inputs blocked after this step, as bands along their lanes.
+        for (c, ch) in t.channels().iter().enumerate() {
+            let id = ChannelId(c as u32);
+            let was = before.procs[ch.to.index()].is_blocked(t, id);
+            let is = after.procs[ch.to.index()].is_blocked(t, id);
+            if is && !was {
+                blocked_since[c] = Some(time);
+            }
+            if was && !is {
+                if let Some(since) = blocked_since[c].take() {
+                    band(&mut body, &f, t, c, since, time);
+                }
             }
         }
         for p in 0..n {
@@ -210,11 +281,16 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
             }
         }
     }
+    for (c, since) in blocked_since.iter().enumerate() {
+        if let Some(since) = since {
+            band(&mut body, &f, t, c, *since, len);
+        }
+    }
     // Messages still in transit run to the right edge.
     for (c, queue) in flights.iter().enumerate() {
         let to = t.channel(ChannelId(c as u32)).to.index();
         for fl in queue {
-            let colour = if fl.marker { MARKER } else { CART };
+            let colour = if fl.marker { fl.colour } else { CART };
             let end = (x(len) + 10.0, (f.y(fl.from) + f.y(to)) / 2.0);
             let title = format!("{} in transit on {}", fl.label, t.channel_label(ChannelId(c as u32)));
             arrow(&mut body, (x(fl.sent_at), f.y(fl.from)), end, colour, true, &title, &fl.label);
@@ -226,7 +302,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
         "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\">"
     );
     out.push_str("<defs>");
-    for colour in [WARN, MARKER, CART] {
+    for colour in [WARN, MARKER, CART, CANCEL] {
         let id = colour.trim_start_matches('#');
         let _ = write!(
             out,
@@ -276,17 +352,14 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                 f.y(p),
                 escape(name)
             );
-            let Some(state) = last.and_then(|st| st.procs[p].slot(id)).and_then(|slot| slot.state.as_ref()) else {
-                continue;
+            let held = last.and_then(|st| st.procs[p].slot(id)).and_then(|slot| slot.state.as_ref());
+            // Barrier algorithms: a checkpoint the coordinator stored is read from its store.
+            let described = match (held, last.and_then(|st| stored(st, id))) {
+                (Some(state), _) => state.0.describe_state(),
+                (None, Some(stored)) => stored.rec.houses[p].describe_state(),
+                (None, None) => continue,
             };
-            text(
-                &mut out,
-                (x(time) + 8.0, f.y(p) - 7.0),
-                colour,
-                11,
-                "start",
-                &format!("S{s}: {}", state.describe_state()),
-            );
+            text(&mut out, (x(time) + 8.0, f.y(p) - 7.0), colour, 11, "start", &format!("S{s}: {described}"));
         }
     }
     // Beside the cuts, at the right: each snapshot's channel records (their carts as the core
@@ -300,9 +373,11 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
         for (c, ch) in t.channels().iter().enumerate() {
             let i = t.incoming(ch.to).iter().position(|x| x.index() == c).unwrap_or(0);
             let slot = last.and_then(|st| st.procs[ch.to.index()].slot(id));
+            let store = last.and_then(|st| stored(st, id));
             let status = match slot {
                 Some(slot) if slot.state.is_some() && slot.marker(i) => "",
                 Some(slot) if slot.state.is_some() => " (open)",
+                _ if store.is_some() => " (stored)",
                 _ => " (not started)",
             };
             // What the core recorded, cart for cart (stamped carts name themselves; basic
@@ -313,6 +388,12 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                 })
                 .into_iter()
                 .flatten()
+                .chain(store.into_iter().flat_map(|st| {
+                    st.rec.channels[c]
+                        .iter()
+                        .filter(|cart| cart.seq > 0)
+                        .map(|cart| format!("{}#{}", t.name(ch.from), cart.seq))
+                }))
                 .collect();
             let carts = if stamped.is_empty() {
                 records.get(&(id.0, c)).map_or_else(String::new, |r| r.join(" "))
@@ -327,8 +408,65 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
         row += 4.0;
     }
     legend(&mut out, legend_top);
+    if barriers {
+        barrier_legend(&mut out, legend_top + 50.0);
+    }
     out.push_str("</svg>");
     out
+}
+
+/// The barrier algorithms' part of the key, in a third row.
+fn barrier_legend(out: &mut String, row: f64) {
+    let mut at = 8.0;
+    arrow(out, (at, row - 4.0), (at + 26.0, row - 4.0), CANCEL, false, "cancellation", "");
+    text(out, (at + 32.0, row), "#333", 11, "start", "cancellation (C + id)");
+    at += 170.0;
+    let _ = write!(
+        out,
+        "<line x1=\"{at:.1}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"{BLOCKED}\" stroke-width=\"4\"/>",
+        row - 4.0,
+        at + 26.0
+    );
+    text(out, (at + 32.0, row), "#333", 11, "start", "input blocked (aligning)");
+    at += 180.0;
+    let _ = write!(
+        out,
+        "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{CRASH}\" stroke-width=\"3\"/>",
+        at + 4.0,
+        row - 12.0,
+        row + 2.0
+    );
+    text(out, (at + 12.0, row), "#333", 11, "start", "crash and recovery");
+    at += 140.0;
+    text(out, (at, row), "#333", 11, "start", "Tn trigger · ✓n checkpoint stored · ✗n decline");
+}
+
+/// The checkpoint the coordinator stored in `s`, if it is `id`.
+fn stored<A: Spec>(s: &State<A>, id: SnapshotId) -> Option<&crate::state::Stored<A>> {
+    s.ckpt.as_ref().and_then(|ck| ck.latest.as_deref()).filter(|l| l.id == id)
+}
+
+/// A small labelled mark (a trigger, a stored checkpoint, a decline) with its tooltip.
+fn mark(out: &mut String, at: (f64, f64), colour: &str, title: &str, label: &str) {
+    let _ = write!(out, "<g><title>{}</title>", escape(title));
+    text(out, at, colour, 11, "middle", label);
+    out.push_str("</g>");
+}
+
+/// An input held blocked by aligned barriers from step `from` to step `to`: a band along its
+/// receiver's lane, offset by the input's number so that several stay apart.
+fn band(out: &mut String, f: &Frame, t: &chandy_lamport::Topology, c: usize, from: usize, to: usize) {
+    let ch = t.channel(ChannelId(c as u32));
+    let i = t.incoming(ch.to).iter().position(|x| x.index() == c).unwrap_or(0);
+    let y = f.y(ch.to.index()) + 4.0 + 4.0 * i as f64;
+    let _ = write!(
+        out,
+        "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{BLOCKED}\" stroke-width=\"4\" stroke-opacity=\"0.8\"><title>{} blocked: its barrier is in, {} waits for the others</title></line>",
+        x(from),
+        x(to),
+        escape(&t.channel_label(ChannelId(c as u32))),
+        escape(t.name(ch.to))
+    );
 }
 
 /// Snapshots that may appear (for the height of the records column).

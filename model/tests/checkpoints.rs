@@ -222,3 +222,45 @@ fn unaligned_barriers_on_an_acyclic_graph_do_record_channel_state() {
     assert!(found);
     assert!(!model::properties::list(&m).iter().any(|p| p.name == NO_CHANNEL_STATE), "listed for aligned only");
 }
+
+#[test]
+fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_and_crashes() {
+    let c = Checkpointing { declines: 1, crashes: 1, ..Checkpointing::default() };
+    let m = barrier_model(Algorithm::Aligned, TopologySpec::Complete, 2, c);
+    let mut path = vec![m.init_states().remove(0)];
+    let mut actions = Vec::new();
+    let mut go = |action: model::model::Act<Bank>, path: &mut Vec<State<Bank>>| {
+        let next = take(&m, path.last().expect("a state"), action);
+        actions.push(action);
+        path.push(next);
+    };
+    // Checkpoint 0 completes and is stored; house 2 holds its input from 0 blocked meanwhile.
+    go(Action::Trigger, &mut path);
+    go(Action::Initiate { house: 0, snapshot: 0 }, &mut path);
+    for (from, to) in [(0, 2), (0, 1), (1, 2), (1, 0), (2, 0), (2, 1)] {
+        go(head(&m, from, to), &mut path);
+    }
+    for house in 0..3 {
+        go(Action::Ack { house, snapshot: 0 }, &mut path);
+    }
+    // Checkpoint 1: house 1 declines it; its cancellations set out; then the crash.
+    go(Action::Trigger, &mut path);
+    go(Action::Initiate { house: 0, snapshot: 1 }, &mut path);
+    go(head(&m, 0, 1), &mut path);
+    go(Action::Decline { house: 1, snapshot: 1 }, &mut path);
+    go(Action::Crash, &mut path);
+    let steps: Vec<_> = path.iter().cloned().zip(actions.iter().map(|a| Some(*a)).chain([None])).collect();
+    let svg = model::svg::space_time(&m, &steps);
+    for (what, needle) in [
+        ("a trigger", ">T0</text>"),
+        ("a stored checkpoint", ">✓0</text>"),
+        ("a decline", ">✗1</text>"),
+        ("a cancellation", ">C1</text>"),
+        ("a blocked input", "blocked: its barrier is in"),
+        ("the crash", ">crash ↺ checkpoint 0</text>"),
+        ("what the crash lost", "lost in the crash"),
+        ("the legend", "input blocked (aligning)"),
+    ] {
+        assert!(svg.contains(needle), "{what}: {needle:?} not in {svg}");
+    }
+}

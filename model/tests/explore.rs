@@ -170,3 +170,43 @@ fn a_headless_browser_renders_a_non_blank_explorer_page() {
         assert!(count > 20, "{what}: only {count} pixels of that colour in the screenshot");
     }
 }
+
+/// `model check ARGS --json --strategy bfs --threads 1`: the counterexample link of `property`.
+fn counterexample(args: &[&str], property: &str) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_model"))
+        .args(["check", "--json", "--strategy", "bfs", "--threads", "1"])
+        .args(args)
+        .output()
+        .expect("run model check");
+    assert_eq!(o.status.code(), Some(1), "{args:?} should fail");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let p = v["properties"].as_array().unwrap().iter().find(|p| p["name"] == property).cloned();
+    let p = p.unwrap_or_else(|| panic!("{args:?}: no {property}"));
+    assert_eq!(p["verdict"], "counterexample", "{args:?}");
+    p["link"].as_str().expect("a link").to_string()
+}
+
+#[test]
+fn every_barrier_variant_counterexample_opens_in_the_explorer() {
+    // Each Flink bug (and the two coordinator faults) as `model check` finds it; the Explorer
+    // started with the same flags follows the link to a last state that fails the property.
+    for (args, property) in [
+        ("--algorithm aligned --sends 1 --crashes 1 --variant process-after-barrier", "exactly-once: every quiet state is the failure-free run's"),
+        ("--algorithm aligned --topology ring --sends 1 --crashes 1 --variant aligned-cycle-no-backedge", "exactly-once: every quiet state is the failure-free run's"),
+        ("--algorithm unaligned --sends 1 --crashes 1 --variant wrong-inflight-channels", "recorded total equals the ledger"),
+        ("--algorithm unaligned --topology ring --sends 1 --declines 1 --snapshots 2 --variant mixed-barriers-after-decline", "recorded total equals the ledger"),
+        ("--algorithm aligned --topology ring --sends 1 --declines 1 --snapshots 2 --variant trigger-stops-after-abort", "triggering never stops while the job runs"),
+    ] {
+        let args: Vec<&str> = args.split(' ').collect();
+        let link = counterexample(&args, property);
+        let steps = link.split("#/steps/").nth(1).expect("a steps link");
+        let (before, last) = steps.rsplit_once('/').expect("at least one step");
+        let e = start(&args);
+        let next = json(&e.addr, &format!("/.states/{before}"));
+        let svg = next[last.parse::<usize>().unwrap()]["svg"].as_str().expect("a diagram").to_string();
+        assert!(svg.contains(&format!(">✗ fails here: {property}</text>")), "{args:?}: {svg}");
+        if args.contains(&"--crashes") && property.starts_with("exactly-once") {
+            assert!(svg.contains("crash ↺"), "{args:?}: the crash is drawn: {svg}");
+        }
+    }
+}
