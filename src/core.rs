@@ -1418,6 +1418,18 @@ mod tests {
     }
 
     #[test]
+    fn a_rare_list_removes_only_what_it_holds() {
+        let mut r: Rare<u8> = Rare::default();
+        assert_eq!(r.remove(0), None);
+        r.vec_mut().extend([1, 2]);
+        assert_eq!(r.remove(2), None);
+        assert_eq!(r.remove(1), Some(2));
+        assert_eq!(r.remove(1), None);
+        assert_eq!(r.remove(0), Some(1));
+        assert!(r.as_slice().is_empty());
+    }
+
+    #[test]
     fn bits_beyond_the_inline_word() {
         let mut b = Bits::default();
         let set = [0usize, 63, 64, 65, 130, 200];

@@ -282,9 +282,8 @@ pub enum ConfigError {
     PorLiteral,
     /// A barrier algorithm with a property mode whose ghost data does not model it yet.
     #[error(
-        "--algorithm {algorithm} is checked with --properties basic only (the ledger, the core accepting every \
-         step, the coordinator's properties and exactly-once): the {mode} mode's ghost data does not yet follow \
-         output buffers, blocked inputs, aborts and recoveries"
+        "--algorithm {algorithm} is checked with --properties basic or full: the {mode} mode replays the history \
+         with the Chandy–Lamport trace checker, whose logs have no barriers, cancellations or recoveries"
     )]
     AlgorithmMode {
         /// The algorithm.
@@ -298,6 +297,13 @@ pub enum ConfigError {
          only (blocked inputs and output buffers make more steps dependent)"
     )]
     AlgorithmPor(Algorithm),
+    /// Theft with unaligned barriers in full mode.
+    #[error(
+        "--theft cannot be used with --algorithm unaligned --properties full: the full mode's ghost data counts a \
+         stolen cart as lost before the cut, but an unaligned barrier may already have recorded it as channel state \
+         (use --properties basic)"
+    )]
+    UnalignedTheft,
     /// A fault variant of another algorithm than the one checked.
     #[error("--variant {variant} is a fault of --algorithm {}, not of --algorithm {algorithm}", variant.algorithm())]
     AlgorithmVariant {
@@ -444,11 +450,14 @@ impl Config {
             return Err(ConfigError::PorLiteral);
         }
         if self.algorithm != Algorithm::ChandyLamport {
-            if self.mode != Mode::Basic {
+            if self.mode == Mode::Literal {
                 return Err(ConfigError::AlgorithmMode { algorithm: self.algorithm, mode: self.mode });
             }
             if self.por {
                 return Err(ConfigError::AlgorithmPor(self.algorithm));
+            }
+            if self.algorithm == Algorithm::Unaligned && self.theft && self.mode == Mode::Full {
+                return Err(ConfigError::UnalignedTheft);
             }
         }
         let c = self.checkpointing;

@@ -143,12 +143,46 @@ impl<M> Default for SnapGhost<M> {
 pub struct Ghost<M> {
     /// Indexed by snapshot id.
     pub snaps: Vec<SnapGhost<M>>,
+    /// Unaligned barriers: the tags of the carts waiting in output buffers, `(channel, tag)`
+    /// oldest first per channel (a cart's tag is fixed when it is sent into the buffer).
+    pub buffered: SmallVec<[(u8, u32); 2]>,
 }
 
 impl<M: Copy + Eq> Ghost<M> {
     /// Ghost data for `snapshots` ids.
     pub fn new(snapshots: usize) -> Self {
-        Ghost { snaps: (0..snapshots).map(|_| SnapGhost::default()).collect() }
+        Ghost { snaps: (0..snapshots).map(|_| SnapGhost::default()).collect(), buffered: SmallVec::new() }
+    }
+
+    /// Unaligned barriers: a cart with `tag` went into the output buffer of `channel`.
+    pub fn on_buffer(&mut self, channel: usize, tag: u32) {
+        self.buffered.push((channel as u8, tag));
+    }
+
+    /// Unaligned barriers: the oldest cart buffered for `channel` leaves on it; its tag.
+    pub fn on_transmit(&mut self, channel: usize) -> Option<u32> {
+        let at = self.buffered.iter().position(|&(c, _)| usize::from(c) == channel)?;
+        Some(self.buffered.remove(at).1)
+    }
+
+    /// The tags of the carts buffered for `channel`, oldest first.
+    pub fn buffered_tags(&self, channel: usize) -> impl Iterator<Item = u32> + '_ {
+        self.buffered.iter().filter(move |&&(c, _)| usize::from(c) == channel).map(|&(_, t)| t)
+    }
+
+    /// A crash: the ghost data of every snapshot but `kept` (the checkpoint a recovery restores,
+    /// already judged, whose data are frozen) is forgotten, with the buffers' tags (the buffers
+    /// start empty).
+    pub fn on_crash(&mut self, kept: Option<usize>) {
+        for (s, g) in self.snaps.iter_mut().enumerate() {
+            if Some(s) == kept {
+                // Judged already: frozen (what happens after the crash is not its business).
+                g.active = false;
+            } else {
+                *g = SnapGhost::default();
+            }
+        }
+        self.buffered.clear();
     }
 
     /// Before the first initiation of `s`, in `state`, where the stable predicates are `y`.
@@ -226,7 +260,9 @@ impl<M: Copy + Eq> Ghost<M> {
     /// A house recorded snapshot `s` with `budget` actions left; `faithful` tells whether the
     /// recorded state is its state at that moment (the one its pre-cut events produced). The
     /// carts pre-cut-sent and still in each of its incoming `channels` (in `state`, after the
-    /// step) start their expected records.
+    /// step: on the road, then, with unaligned barriers, in the sender's output buffer as
+    /// `buffered` gives them) start their expected records.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_record<A: Spec<Msg = M>>(
         &mut self,
         s: usize,
@@ -235,24 +271,35 @@ impl<M: Copy + Eq> Ghost<M> {
         faithful: bool,
         channels: &[usize],
         state: &State<A>,
+        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
     ) {
+        let tags: Vec<Vec<u32>> = channels.iter().map(|&c| self.buffered_tags(c).collect()).collect();
         let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) else { return };
         g.rec_budget[house] = budget;
         g.state_bad |= !faithful;
         let bit = 1 << s;
-        for &c in channels {
-            let carts = state.chans.get(c).iter().filter_map(|p| match p.msg {
+        for (k, &c) in channels.iter().enumerate() {
+            let on_road = state.chans.get(c).iter().filter_map(|p| match p.msg {
                 chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
                 _ => None,
             });
-            g.expected.set(c, carts);
+            let in_buffer = buffered(c).into_iter().zip(&tags[k]).filter(|(_, &t)| t & bit == 0).map(|(cart, _)| cart);
+            g.expected.set(c, on_road.chain(in_buffer));
         }
     }
 
     /// Snapshot `s` just completed with records `records` (per channel), in `state`, where the
     /// stable predicates are `y`; judges (d) by replaying the post-cut receipts on the records
-    /// followed by the post-cut sends, which must leave each channel as it really is now.
-    pub fn on_complete<A: Spec<Msg = M>>(&mut self, s: usize, state: &State<A>, records: &[Vec<Stamp<M>>], y: u8) {
+    /// followed by the post-cut sends, which must leave each channel as it really is now (on the
+    /// road, then in its sender's output buffer, as `buffered` gives it).
+    pub fn on_complete<A: Spec<Msg = M>>(
+        &mut self,
+        s: usize,
+        state: &State<A>,
+        records: &[Vec<Stamp<M>>],
+        y: u8,
+        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
+    ) {
         let g = &mut self.snaps[s];
         g.end_bad = records.iter().enumerate().any(|(c, record)| {
             let mut queue: std::collections::VecDeque<Stamp<M>> =
@@ -267,7 +314,7 @@ impl<M: Copy + Eq> Ghost<M> {
                 chandy_lamport::Message::App(cart) => Some(cart),
                 chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
             });
-            !queue.into_iter().eq(actual)
+            !queue.into_iter().eq(actual.chain(buffered(c)))
         });
         g.y_end = y;
         // No longer needed: forget them so that states differing only there merge.

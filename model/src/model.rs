@@ -166,7 +166,14 @@ impl<A: Spec> ChandyLamport<A> {
     /// The stable predicates in live state `s`.
     pub fn y_live(&self, s: &State<A>) -> u8 {
         let states = s.apps();
-        let channels = s.in_transit();
+        let mut channels = s.in_transit();
+        // Unaligned barriers: a cart in its sender's output buffer is in transit too, behind the
+        // road's carts.
+        if self.cfg.algorithm == Algorithm::Unaligned {
+            for (c, chan) in channels.iter_mut().enumerate() {
+                chan.extend(self.buffered(s, c).into_iter().map(|cart| cart.msg));
+            }
+        }
         let view = View {
             topology: &self.cfg.topology,
             states: &states,
@@ -498,7 +505,8 @@ impl<A: Spec> ChandyLamport<A> {
                     let faithful = p.slot(*snapshot).and_then(|slot| slot.state.as_ref()) == Some(p.app());
                     let incoming: smallvec::SmallVec<[usize; 8]> =
                         self.cfg.topology.incoming(p.id()).iter().map(|c| c.index()).collect();
-                    g.on_record(snapshot.0 as usize, house, next.budget[house], faithful, &incoming, next);
+                    let buffered = |c: usize| self.buffered(next, c);
+                    g.on_record(snapshot.0 as usize, house, next.budget[house], faithful, &incoming, next, &buffered);
                     next.ghost = Some(g);
                 }
                 Effect::Aborted { snapshot } => self.abort(next, *snapshot),
@@ -509,6 +517,13 @@ impl<A: Spec> ChandyLamport<A> {
         if let Some(h) = next.history.as_mut() {
             Tracer::step(&mut h.trace.events, ProcessId(house as u16), input, effects, &app);
         }
+    }
+
+    /// Unaligned barriers: the carts waiting in the output buffer of channel `c`, oldest first.
+    fn buffered(&self, state: &State<A>, c: usize) -> Vec<Cart<A>> {
+        let t = &self.cfg.topology;
+        let id = ChannelId(c as u32);
+        state.procs[t.channel(id).from.index()].buffered(t, id).copied().collect()
     }
 
     /// A house gave `snapshot` up: the coordinator aborts it if it is pending, and the parts of
@@ -560,7 +575,8 @@ impl<A: Spec> ChandyLamport<A> {
             // Complete everywhere, so every part is there.
             let records = self.recorded(next, s).map(|r| r.channels).unwrap_or_default();
             let y = self.y_live(next);
-            ghost.on_complete(s.0 as usize, next, &records, y);
+            let buffered = |c: usize| self.buffered(next, c);
+            ghost.on_complete(s.0 as usize, next, &records, y, &buffered);
         }
         next.ghost = Some(ghost);
     }
@@ -697,6 +713,9 @@ impl<A: Spec> ChandyLamport<A> {
                 let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_send(c.index(), cart, tag, receiver, done_before);
+                    if self.cfg.algorithm == Algorithm::Unaligned {
+                        g.on_buffer(c.index(), tag);
+                    }
                 }
                 self.apply(&mut next, p, input, fx, tag);
             }
@@ -785,7 +804,9 @@ impl<A: Spec> ChandyLamport<A> {
                 if let Err(e) = next.procs[p].edit(|house| house.transmit(t, c, fx)) {
                     return refused(&e);
                 }
-                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+                // The cart keeps the tag it was sent with (into the buffer).
+                let tag = next.ghost.as_mut().and_then(|g| g.on_transmit(c.index())).unwrap_or(0);
+                self.apply(&mut next, p, StepInput::Idle, fx, tag);
             }
             Action::Trigger => {
                 let ck = next.ckpt.as_mut()?;
@@ -857,6 +878,9 @@ impl<A: Spec> ChandyLamport<A> {
         ck.triggers = [0; MAX_HOUSES];
         ck.budgets.clear();
         let latest = ck.latest.clone();
+        if let Some(g) = next.ghost.as_mut() {
+            g.on_crash(latest.as_ref().map(|l| l.id.0 as usize));
+        }
         let mut chans = Chans::new(t.channels().len());
         let procs = match latest.as_deref() {
             Some(stored) => {

@@ -138,6 +138,17 @@ fn every_done<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, mut f: impl FnMut(Sna
     m.snapshot_ids().filter(|&id| s.complete(id)).all(&mut f)
 }
 
+/// The snapshots a clause is judged on, with what each recorded: with the barrier algorithms,
+/// the checkpoint the coordinator stored (every completed checkpoint is judged in the state
+/// where it is stored); otherwise every snapshot complete everywhere (`None`: its record cannot
+/// be read, which fails the clause).
+fn judged<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<(SnapshotId, Option<Recorded<A>>)> {
+    match s.ckpt.as_ref() {
+        Some(ck) => ck.latest.iter().map(|l| (l.id, Some(l.rec.clone()))).collect(),
+        None => m.snapshot_ids().filter(|&id| s.complete(id)).map(|id| (id, m.recorded(s, id))).collect(),
+    }
+}
+
 /// Judges a clause on every completed snapshot: `full` reads the ghost data, `lit` the trace
 /// checker's judgement.
 fn clause<A: Spec>(
@@ -148,8 +159,8 @@ fn clause<A: Spec>(
     lit: impl Fn(&literal::Judgement) -> bool,
 ) -> bool {
     m.latched(index(name), false, || {
-        every_done(m, s, |id| {
-            let Some(rec) = m.recorded(s, id) else { return false };
+        judged(m, s).into_iter().all(|(id, rec)| {
+            let Some(rec) = rec else { return false };
             match m.cfg.mode {
                 // A full-mode state without ghost data would be a bug: report it as a failure.
                 Mode::Full => s.ghost.as_ref().is_some_and(|g| full(&g.snaps[id.0 as usize], &rec)),
@@ -185,7 +196,13 @@ fn ledger<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(LEDGER), false, || {
         // Barrier algorithms: the newest checkpoint the coordinator completed, as stored.
         if let Some(ck) = s.ckpt.as_ref() {
-            return ck.latest.as_ref().is_none_or(|l| check(l.rec.accounted(), None));
+            let stolen = |id: SnapshotId| {
+                s.ghost
+                    .as_ref()
+                    .map(|g| u64::from(g.snaps[id.0 as usize].stolen_pre))
+                    .filter(|_| m.cfg.mode == Mode::Full)
+            };
+            return ck.latest.as_ref().is_none_or(|l| check(l.rec.accounted(), stolen(l.id)));
         }
         every_done(m, s, |id| {
             let Some(totals) = m.recorded_accounted(s, id) else { return false };
@@ -293,10 +310,10 @@ fn stable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 /// The recorded y(S*) of every snapshot complete in `s`, by the mode's records (full mode: the
 /// budgets at recording from the ghost; literal: from the history).
 fn y_stars<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<u8> {
-    m.snapshot_ids()
-        .filter(|&id| s.complete(id))
-        .filter_map(|id| {
-            let rec = m.recorded(s, id)?;
+    judged(m, s)
+        .into_iter()
+        .filter_map(|(id, rec)| {
+            let rec = rec?;
             match m.cfg.mode {
                 Mode::Full => s.ghost.as_ref().map(|g| m.y_recorded(&rec, &g.snaps[id.0 as usize].rec_budget)),
                 Mode::Literal => literal::judge(m, s, id, &rec).map(|j| j.y_star),

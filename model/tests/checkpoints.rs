@@ -79,6 +79,10 @@ fn coordinator_flags_are_checked() {
     bad_input(&["check", "--algorithm", "aligned", "--crashes", "5"], "--crashes must be between 0 and 4, got 5");
     bad_input(&["check", "--algorithm", "unaligned", "--declines", "9"], "--declines must be between 0 and 4, got 9");
     bad_input(
+        &["check", "--algorithm", "unaligned", "--theft", "--properties", "full"],
+        "--theft cannot be used with --algorithm unaligned --properties full",
+    );
+    bad_input(
         &["check", "--algorithm", "aligned", "--app", "stream", "--tokens", "3"],
         "--tokens: 9 tokens in all, but the stream application takes at most 8 in all",
     );
@@ -262,5 +266,48 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
         ("the legend", "input blocked (aligning)"),
     ] {
         assert!(svg.contains(needle), "{what}: {needle:?} not in {svg}");
+    }
+}
+
+#[test]
+fn full_mode_judges_every_stored_checkpoint_by_the_cut_clauses() {
+    use model::properties::{CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, STABLE};
+    // The correct algorithms: every clause holds for every stored checkpoint, with crashes.
+    for (args, states) in [
+        (&["--algorithm", "aligned", "--topology", "ring", "--procs", "3", "--crashes", "1"][..], 626_119),
+        (
+            &["--algorithm", "unaligned", "--topology", "ring", "--procs", "3", "--sends", "1", "--crashes", "1"],
+            121_323,
+        ),
+    ] {
+        let mut args = args.to_vec();
+        args.extend_from_slice(&["--properties", "full"]);
+        holds(&args, states, &[CROSSING, RECORDS, LEDGER, REACHABLE, END_REACHABLE, STABLE]);
+    }
+    // Two Flink bugs as the cut clauses see them (shortest counterexamples, BFS on one thread).
+    for (args, fails) in [
+        (
+            "--algorithm aligned --procs 3 --sends 1 --variant process-after-barrier",
+            vec![(CROSSING, 13), (LEDGER, 13), (REACHABLE, 13), (END_REACHABLE, 13)],
+        ),
+        (
+            "--algorithm aligned --topology ring --procs 3 --sends 1 --crashes 1 --variant aligned-cycle-no-backedge",
+            vec![(RECORDS, 10), (LEDGER, 10), (REACHABLE, 10), (END_REACHABLE, 10), (STABLE, 10), (EXACTLY_ONCE, 15)],
+        ),
+    ] {
+        let mut all = vec!["check", "--json", "--properties", "full", "--strategy", "bfs", "--threads", "1"];
+        all.extend(args.split(' '));
+        let o = model(&all);
+        assert_eq!(o.status.code(), Some(1), "{args}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let failing: Vec<(String, usize)> = v["properties"]
+            .as_array()
+            .expect("properties")
+            .iter()
+            .filter(|p| p["verdict"] == "counterexample")
+            .map(|p| (p["name"].as_str().unwrap_or("").to_string(), p["path"].as_array().map_or(0, Vec::len)))
+            .collect();
+        let fails: Vec<(String, usize)> = fails.into_iter().map(|(n, l)| (n.to_string(), l)).collect();
+        assert_eq!(failing, fails, "{args}");
     }
 }
