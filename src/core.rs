@@ -1579,6 +1579,7 @@ mod tests {
         q.send(&t, out01, Jars(2), &mut out).unwrap();
         assert!(out.is_empty(), "sends wait in the output buffer");
         assert_eq!(q.buffered(&t, out01).copied().collect::<Vec<_>>(), [Jars(1), Jars(2)]);
+        assert_eq!(q.buffered_all().copied().collect::<Vec<_>>(), [Jars(1), Jars(2)]);
         q.transmit(&t, out01, &mut out).unwrap();
         assert_eq!(out, vec![Effect::Send { channel: out01, message: Message::App(Jars(1)) }]);
         // The barrier leaves at once, ahead of the buffered cart, which is recorded.
