@@ -204,10 +204,6 @@ where
         let mut with_channel_state = 0;
         for snapshot in &outcome.snapshots {
             let id = snapshot.id;
-            let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
-            if A::CONSERVES && recorded != ledger {
-                return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
-            }
             let mut lives = outcome.incarnations.iter().filter(|i| i.completed.contains(&id));
             let (Some(life), None) = (lives.next(), lives.next()) else { return Err(Failure::Unresolved(id)) };
             if let Some(trace) = &life.trace {
@@ -215,6 +211,10 @@ where
                     VerifyError::Violation(v) => Failure::Violation(v),
                     VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
                 })?;
+            }
+            let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
+            if A::CONSERVES && recorded != ledger {
+                return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
             }
             if let Some(expected) = &self.expected {
                 let finished = finish(topology, &snapshot.state)

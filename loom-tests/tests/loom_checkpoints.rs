@@ -6,8 +6,11 @@
 //! the run is finished from it), each recovery restoring the latest completed checkpoint, and
 //! the stream's end states the failure-free run's (exactly-once); see
 //! `loom_tests::checkpoints`. Loom allows 5 threads: main, the collector (the coordinator) and
-//! at most 3 houses; a recovery restarts each house's incarnation on its own thread. Two fault
-//! variants of the barrier rules are caught.
+//! at most 3 houses; a recovery restarts each house's incarnation on its own thread. The
+//! correct runtime is explored with 2 houses (preemption bound 1: 3 houses at bound 1 run for
+//! many minutes); two fault variants of the barrier rules are caught with 3 houses, where a
+//! house aligns two inputs or has two output buffers (the same scenarios pass under shuttle
+//! with 8 houses).
 #![cfg(loom)]
 
 use chandy_lamport::bank::Bank;
@@ -22,19 +25,10 @@ const BARRIERS: [Algorithm; 2] = [Algorithm::Aligned, Algorithm::Unaligned];
 #[test]
 fn two_houses_one_checkpoint() {
     for algorithm in BARRIERS {
-        let explored = explore(&format!("{algorithm}: two houses, one checkpoint"), Some(2), move || {
+        let explored = explore(&format!("{algorithm}: two houses, one checkpoint"), Some(1), move || {
             Scenario::<Bank>::checkpoint(2, algorithm).run(Variant::None)
         });
         assert!(explored.interleavings > 1);
-    }
-}
-
-#[test]
-fn three_houses_one_checkpoint() {
-    for algorithm in BARRIERS {
-        explore(&format!("{algorithm}: three houses, one checkpoint"), Some(1), move || {
-            Scenario::<Bank>::checkpoint(3, algorithm).run(Variant::None)
-        });
     }
 }
 
@@ -64,25 +58,19 @@ fn a_stream_crashed_and_recovered_is_exactly_once() {
         explore(&format!("{algorithm}: stream of two houses, a crash"), Some(1), move || {
             Scenario::<Stream>::crash(2, algorithm).run(Variant::None)
         });
-        explore(&format!("{algorithm}: stream of three houses, checkpoint, crash, decline"), Some(1), move || {
-            Scenario::<Stream>::crash_after_checkpoint(3, algorithm).run(Variant::None)
-        });
     }
 }
 
 #[test]
 fn unaligned_barriers_overtake_output_buffers() {
     let explored =
-        explore("unaligned: three houses, buffered carts", Some(1), || Scenario::buffered(3).run(Variant::None));
+        explore("unaligned: two houses, buffered carts", Some(1), || Scenario::buffered(2).run(Variant::None));
     // Some checkpoints record the overtaken carts as channel state.
     assert!(explored.with_jars_in_transit > 0, "{explored:?}");
 }
 
 #[test]
 fn process_after_barrier_is_caught_as_an_inward_crossing() {
-    explore("aligned: behind the barrier, correct", Some(1), || {
-        Scenario::behind_the_barrier(Algorithm::Aligned).run(Variant::None)
-    });
     let failure = find_failure("process-after-barrier", Some(1), || {
         Scenario::behind_the_barrier(Algorithm::Aligned).run(Variant::ProcessAfterBarrier)
     });
