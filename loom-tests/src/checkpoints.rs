@@ -250,10 +250,8 @@ where
         }
         // The last incarnation lost nothing at shutdown.
         if let Some(trace) = outcome.incarnations.last().and_then(|i| i.trace.as_ref()) {
-            let count =
-                |f: &dyn Fn(&EventKind<A::Msg, A::Step>) -> bool| trace.events.iter().filter(|e| f(&e.kind)).count();
-            let sent = count(&|k| matches!(k, EventKind::Send { .. }));
-            let received = count(&|k| matches!(k, EventKind::Receive { .. }));
+            let sent = trace.events.iter().filter(|e| matches!(e.kind, EventKind::Send { .. })).count();
+            let received = trace.events.iter().filter(|e| matches!(e.kind, EventKind::Receive { .. })).count();
             if sent != received {
                 return Err(Failure::Undelivered { what: "messages", sent, received });
             }

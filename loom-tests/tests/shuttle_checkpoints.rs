@@ -17,14 +17,14 @@ use loom_tests::judge::Failure;
 use loom_tests::schedule::{check, find_failure, Checked, Draw, Schedules};
 
 /// House counts: from one past loom's limit of 3 up to 8.
-const HOUSES: [usize; 2] = [5, 8];
+const HOUSES: std::ops::RangeInclusive<usize> = 5..=8;
 
 const BARRIERS: [Algorithm; 2] = [Algorithm::Aligned, Algorithm::Unaligned];
 
 /// The schedules each scenario runs per house count and algorithm.
 const SCHEDULES: [Schedules; 2] = [
-    Schedules { draw: Draw::Random, seed: 0x5eed, iterations: 200 },
-    Schedules { draw: Draw::Pct { depth: 3 }, seed: 0x5eed, iterations: 200 },
+    Schedules { draw: Draw::Random, seed: 0x5eed, iterations: 1000 },
+    Schedules { draw: Draw::Pct { depth: 3 }, seed: 0x5eed, iterations: 1000 },
 ];
 
 fn check_all<A>(name: &str, scenario: fn(usize, Algorithm) -> Scenario<A>) -> Vec<Checked>
@@ -35,7 +35,7 @@ where
 {
     let mut seen = Vec::new();
     for algorithm in BARRIERS {
-        for n in HOUSES {
+        for n in HOUSES.clone() {
             let s = scenario(n, algorithm);
             for schedules in SCHEDULES {
                 let s = s.clone();

@@ -17,6 +17,7 @@ use crate::topology::{ProcessId, Topology};
 
 type Reply<A> = mpsc::Sender<Result<GlobalSnapshot<A>, RuntimeError>>;
 type OutcomeReply<A> = mpsc::Sender<Result<CheckpointOutcome<A>, RuntimeError>>;
+type IdReply = mpsc::Sender<Result<SnapshotId, RuntimeError>>;
 
 /// What the collector receives.
 pub(crate) enum ToCollector<A: Service> {
@@ -29,12 +30,12 @@ pub(crate) enum ToCollector<A: Service> {
     /// Reply with the global snapshot once assembled.
     Wait { snapshot: SnapshotId, reply: Reply<A> },
     /// Barrier algorithms: trigger a checkpoint; reply with its id once its triggers are sent.
-    Trigger { reply: mpsc::Sender<Result<SnapshotId, RuntimeError>> },
+    Trigger { reply: IdReply },
     /// Barrier algorithms: reply once the checkpoint has completed or been aborted.
     Await { snapshot: SnapshotId, reply: OutcomeReply<A> },
     /// Barrier algorithms, before a shutdown: stop triggering on request; trigger a final
     /// checkpoint and reply once one has completed (so no barrier is in flight).
-    Finish { reply: mpsc::Sender<Result<SnapshotId, RuntimeError>> },
+    Finish { reply: IdReply },
     /// Barrier algorithms: every process has crashed; fail over and reply with the latest
     /// completed checkpoint.
     Failover { reply: mpsc::Sender<Option<GlobalSnapshot<A>>> },
@@ -79,7 +80,7 @@ pub(crate) struct Collector<A: Service> {
     completed_in: Vec<(SnapshotId, usize)>,
     /// A shutdown waits for a final checkpoint: the reply, the final checkpoint triggered (if
     /// any yet), and how many were tried.
-    finishing: Option<(mpsc::Sender<Result<SnapshotId, RuntimeError>>, Option<SnapshotId>, usize)>,
+    finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
 }
 
 impl<A: Service> Collector<A> {
