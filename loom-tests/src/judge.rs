@@ -93,6 +93,30 @@ pub enum Failure {
     /// A snapshot returned by `wait` differs from the one the cluster reports at shutdown, or
     /// is missing there.
     WaitedDiffers(SnapshotId),
+    /// The processes ended in other states than the failure-free run's (exactly-once broken).
+    NotExactlyOnce {
+        /// The failure-free run's end states.
+        expected: String,
+        /// The end states.
+        got: String,
+    },
+    /// Finishing the run from a completed checkpoint does not end where the failure-free run
+    /// does: the checkpoint is not a state the run could have passed through.
+    Inconsistent {
+        /// The checkpoint.
+        snapshot: SnapshotId,
+        /// Where the run from it ends.
+        got: String,
+    },
+    /// A checkpoint triggered is neither completed nor aborted, or both, or reported so wrongly.
+    Unresolved(SnapshotId),
+    /// What `await_checkpoint` returned differs from what the cluster reports at shutdown.
+    AwaitedDiffers(SnapshotId),
+    /// A recovery did not restart from the latest completed checkpoint (or the initial states).
+    WrongRestore {
+        /// The incarnation that started wrongly (1: the first after a crash).
+        incarnation: usize,
+    },
     /// An application panicked and the cluster did not report it as expected.
     PanicNotReported {
         /// What `wait` returned.

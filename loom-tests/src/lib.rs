@@ -14,6 +14,7 @@
 //!
 //! [`Cluster`]: chandy_lamport::runtime::Cluster
 
+pub mod checkpoints;
 #[cfg(loom)]
 pub mod explore;
 pub mod fragile;

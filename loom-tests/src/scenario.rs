@@ -75,7 +75,7 @@ where
     /// Runs the script as [`Scenario::run`] does and returns what was asked and the outcome,
     /// unjudged.
     pub fn execute(&self, variant: Variant) -> Result<(Requests<A>, Outcome<A>), Failure> {
-        let options = Options { trace: true, variant, initiators: self.initiators.clone() };
+        let options = Options { trace: true, variant, initiators: self.initiators.clone(), ..Options::default() };
         let cluster = Cluster::start(self.topology.clone(), self.initial.clone(), options).map_err(Failure::Runtime)?;
         let mut requests = Requests::default();
         for step in &self.steps {

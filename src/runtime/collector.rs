@@ -1,24 +1,44 @@
 //! The collector thread: assembles local snapshots into global snapshots and answers waits.
+//! With the barrier algorithms it is also the checkpoint coordinator's driver: it triggers
+//! checkpoints (sending the trigger to every initiator), acknowledges parts, aborts a
+//! checkpoint a process gave up, completes one when every part is in (subsuming older pending
+//! ones), keeps the latest completed checkpoint for a recovery, and fails over.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{RuntimeError, Service};
+use super::process::Input;
+use super::{AbortReason, CheckpointOutcome, RuntimeError, Service};
+use crate::coordinator::{Ack, Coordinator};
 use crate::core::SnapshotId;
 use crate::snapshot::{Assembler, GlobalSnapshot, LocalSnapshot};
 use crate::sync::mpsc;
-use crate::topology::Topology;
+use crate::topology::{ProcessId, Topology};
 
 type Reply<A> = mpsc::Sender<Result<GlobalSnapshot<A>, RuntimeError>>;
+type OutcomeReply<A> = mpsc::Sender<Result<CheckpointOutcome<A>, RuntimeError>>;
+type IdReply = mpsc::Sender<Result<SnapshotId, RuntimeError>>;
 
 /// What the collector receives.
 pub(crate) enum ToCollector<A: Service> {
     /// One process's completed part of a snapshot.
     Local(LocalSnapshot<A>),
+    /// Barrier algorithms: a process gave this checkpoint up.
+    Aborted(SnapshotId),
     /// A process failed.
     Failed(RuntimeError),
     /// Reply with the global snapshot once assembled.
     Wait { snapshot: SnapshotId, reply: Reply<A> },
+    /// Barrier algorithms: trigger a checkpoint; reply with its id once its triggers are sent.
+    Trigger { reply: IdReply },
+    /// Barrier algorithms: reply once the checkpoint has completed or been aborted.
+    Await { snapshot: SnapshotId, reply: OutcomeReply<A> },
+    /// Barrier algorithms, before a shutdown: stop triggering on request; trigger a final
+    /// checkpoint and reply once one has completed (so no barrier is in flight).
+    Finish { reply: IdReply },
+    /// Barrier algorithms: every process has crashed; fail over and reply with the latest
+    /// completed checkpoint.
+    Failover { reply: mpsc::Sender<Option<GlobalSnapshot<A>>> },
     /// Every process has stopped: reply to pending waits and stop.
     Stop,
 }
@@ -27,6 +47,20 @@ pub(crate) enum ToCollector<A: Service> {
 pub(crate) struct Collected<A: Service> {
     pub(crate) snapshots: Vec<GlobalSnapshot<A>>,
     pub(crate) failure: Option<RuntimeError>,
+    /// Barrier algorithms: checkpoints aborted, by id.
+    pub(crate) aborted: Vec<(SnapshotId, AbortReason)>,
+    /// Barrier algorithms: checkpoints triggered, in order.
+    pub(crate) triggered: Vec<SnapshotId>,
+    /// Barrier algorithms: the incarnation (0 first, one more per failover) each completed
+    /// checkpoint completed in.
+    pub(crate) completed_in: Vec<(SnapshotId, usize)>,
+}
+
+/// The coordinator's side of the collector (barrier algorithms).
+pub(crate) struct Checkpointing<A: Service> {
+    pub(crate) coordinator: Coordinator,
+    pub(crate) initiators: Vec<ProcessId>,
+    pub(crate) processes: Vec<mpsc::Sender<Input<A>>>,
 }
 
 pub(crate) struct Collector<A: Service> {
@@ -36,10 +70,25 @@ pub(crate) struct Collector<A: Service> {
     done: HashMap<SnapshotId, GlobalSnapshot<A>>,
     waiting: HashMap<SnapshotId, Vec<Reply<A>>>,
     failure: Option<RuntimeError>,
+    checkpointing: Option<Checkpointing<A>>,
+    /// Acknowledged parts of pending checkpoints.
+    parts: HashMap<SnapshotId, Vec<LocalSnapshot<A>>>,
+    aborted: HashMap<SnapshotId, AbortReason>,
+    triggered: Vec<SnapshotId>,
+    awaiting: HashMap<SnapshotId, Vec<OutcomeReply<A>>>,
+    epoch: usize,
+    completed_in: Vec<(SnapshotId, usize)>,
+    /// A shutdown waits for a final checkpoint: the reply, the final checkpoint triggered (if
+    /// any yet), and how many were tried.
+    finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
 }
 
 impl<A: Service> Collector<A> {
-    pub(crate) fn new(topology: Arc<Topology>, inbox: mpsc::Receiver<ToCollector<A>>) -> Self {
+    pub(crate) fn new(
+        topology: Arc<Topology>,
+        inbox: mpsc::Receiver<ToCollector<A>>,
+        checkpointing: Option<Checkpointing<A>>,
+    ) -> Self {
         Collector {
             topology,
             inbox,
@@ -47,6 +96,14 @@ impl<A: Service> Collector<A> {
             done: HashMap::new(),
             waiting: HashMap::new(),
             failure: None,
+            checkpointing,
+            parts: HashMap::new(),
+            aborted: HashMap::new(),
+            triggered: Vec::new(),
+            awaiting: HashMap::new(),
+            epoch: 0,
+            completed_in: Vec::new(),
+            finishing: None,
         }
     }
 
@@ -57,6 +114,14 @@ impl<A: Service> Collector<A> {
                     let _ = reply.send(Err(error.clone()));
                 }
             }
+            for (_, replies) in self.awaiting.drain() {
+                for reply in replies {
+                    let _ = reply.send(Err(error.clone()));
+                }
+            }
+            if let Some((reply, _, _)) = self.finishing.take() {
+                let _ = reply.send(Err(error.clone()));
+            }
             self.failure = Some(error);
         }
     }
@@ -65,36 +130,200 @@ impl<A: Service> Collector<A> {
         loop {
             let Ok(msg) = self.inbox.recv() else { break };
             match msg {
+                ToCollector::Local(local) if self.checkpointing.is_some() => self.acknowledge(local),
                 ToCollector::Local(local) => match self.assembler.add(&self.topology, local) {
-                    Ok(Some(global)) => {
-                        for reply in self.waiting.remove(&global.id).unwrap_or_default() {
-                            let _ = reply.send(Ok(global.clone()));
-                        }
-                        self.done.insert(global.id, global);
-                    }
+                    Ok(Some(global)) => self.completed(global),
                     Ok(None) => {}
                     Err(e) => self.fail(e.into()),
                 },
+                ToCollector::Aborted(snapshot) => {
+                    let aborted = self.checkpointing.as_mut().is_some_and(|c| c.coordinator.decline(snapshot));
+                    if aborted {
+                        self.abort(snapshot, AbortReason::Declined);
+                    }
+                }
                 ToCollector::Failed(error) => self.fail(error),
                 ToCollector::Wait { snapshot, reply } => {
                     if let Some(global) = self.done.get(&snapshot) {
                         let _ = reply.send(Ok(global.clone()));
                     } else if let Some(error) = &self.failure {
                         let _ = reply.send(Err(error.clone()));
+                    } else if let Some(&reason) = self.aborted.get(&snapshot) {
+                        let _ = reply.send(Err(RuntimeError::Aborted { snapshot, reason }));
                     } else {
                         self.waiting.entry(snapshot).or_default().push(reply);
                     }
                 }
+                ToCollector::Trigger { reply } => {
+                    let _ = reply.send(self.trigger());
+                }
+                ToCollector::Await { snapshot, reply } => {
+                    if let Some(global) = self.done.get(&snapshot) {
+                        let _ = reply.send(Ok(CheckpointOutcome::Completed(global.clone())));
+                    } else if let Some(&reason) = self.aborted.get(&snapshot) {
+                        let _ = reply.send(Ok(CheckpointOutcome::Aborted(reason)));
+                    } else if let Some(error) = &self.failure {
+                        let _ = reply.send(Err(error.clone()));
+                    } else if !self.triggered.contains(&snapshot) {
+                        let _ = reply.send(Err(RuntimeError::UnknownSnapshot(snapshot)));
+                    } else {
+                        self.awaiting.entry(snapshot).or_default().push(reply);
+                    }
+                }
+                ToCollector::Finish { reply } => {
+                    if let Some(error) = &self.failure {
+                        let _ = reply.send(Err(error.clone()));
+                    } else {
+                        self.finishing = Some((reply, None, 0));
+                    }
+                }
+                ToCollector::Failover { reply } => {
+                    let aborted = self.checkpointing.as_mut().map(|c| c.coordinator.failover()).unwrap_or_default();
+                    for snapshot in aborted {
+                        self.abort(snapshot, AbortReason::Failover);
+                    }
+                    let latest_id = self.checkpointing.as_ref().and_then(|c| c.coordinator.latest());
+                    let latest = latest_id.and_then(|id| self.done.get(&id)).cloned();
+                    self.epoch += 1;
+                    let _ = reply.send(latest);
+                }
                 ToCollector::Stop => break,
             }
+            self.finish();
         }
         for (_, replies) in self.waiting.drain() {
             for reply in replies {
                 let _ = reply.send(Err(RuntimeError::Stopped));
             }
         }
+        for (_, replies) in self.awaiting.drain() {
+            for reply in replies {
+                let _ = reply.send(Err(RuntimeError::Stopped));
+            }
+        }
+        if let Some((reply, _, _)) = self.finishing.take() {
+            let _ = reply.send(Err(RuntimeError::Stopped));
+        }
         let mut snapshots: Vec<_> = self.done.into_values().collect();
         snapshots.sort_by_key(|s| s.id);
-        Collected { snapshots, failure: self.failure }
+        let mut aborted: Vec<_> = self.aborted.into_iter().collect();
+        aborted.sort();
+        Collected {
+            snapshots,
+            failure: self.failure,
+            aborted,
+            triggered: self.triggered,
+            completed_in: self.completed_in,
+        }
+    }
+
+    /// Starts a checkpoint: the coordinator's id, its trigger sent to every initiator.
+    fn trigger(&mut self) -> Result<SnapshotId, RuntimeError> {
+        if let Some(error) = &self.failure {
+            return Err(error.clone());
+        }
+        let c = self.checkpointing.as_mut().ok_or(RuntimeError::NotBarriers)?;
+        let id = c.coordinator.trigger()?;
+        for p in &c.initiators {
+            let _ = c.processes[p.index()].send(Input::Initiate(id));
+        }
+        self.triggered.push(id);
+        Ok(id)
+    }
+
+    /// A shutdown in progress: triggers the final checkpoint when the coordinator can, and
+    /// answers once one has completed (another one is tried when one is aborted).
+    fn finish(&mut self) {
+        let Some((reply, last, tries)) = self.finishing.take() else { return };
+        if let Some(error) = &self.failure {
+            let _ = reply.send(Err(error.clone()));
+            return;
+        }
+        match last {
+            Some(id) if self.done.contains_key(&id) => {
+                let _ = reply.send(Ok(id));
+            }
+            Some(id) if !self.aborted.contains_key(&id) => self.finishing = Some((reply, last, tries)),
+            _ => {
+                let can = self.checkpointing.as_ref().is_some_and(|c| c.coordinator.can_trigger());
+                let pending = self.checkpointing.as_ref().is_some_and(|c| c.coordinator.pending().next().is_some());
+                let most = 2 * self.topology.len() + 2;
+                if tries >= most {
+                    let _ = reply.send(Err(RuntimeError::NoFinalCheckpoint { tries }));
+                } else if can {
+                    match self.trigger() {
+                        Ok(id) => self.finishing = Some((reply, Some(id), tries + 1)),
+                        Err(e) => {
+                            let _ = reply.send(Err(e));
+                        }
+                    }
+                } else if pending {
+                    // Waits for a pending checkpoint to end.
+                    self.finishing = Some((reply, None, tries));
+                } else {
+                    let e = self.checkpointing.as_mut().map(|c| c.coordinator.trigger());
+                    let e = match e {
+                        Some(Err(e)) => RuntimeError::Coordinator(e),
+                        _ => RuntimeError::NotBarriers,
+                    };
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+    }
+
+    /// Barrier algorithms: a process's complete part, acknowledged to the coordinator.
+    fn acknowledge(&mut self, local: LocalSnapshot<A>) {
+        let Some(c) = self.checkpointing.as_mut() else { return };
+        let id = local.snapshot;
+        match c.coordinator.acknowledge(local.process, id) {
+            Ok(Ack::Pending) => self.parts.entry(id).or_default().push(local),
+            Ok(Ack::Stale) => {}
+            Ok(Ack::Completed { subsumed }) => {
+                let mut parts = self.parts.remove(&id).unwrap_or_default();
+                parts.push(local);
+                let mut assembler = Assembler::new();
+                let mut global = None;
+                for part in parts {
+                    match assembler.add(&self.topology, part) {
+                        Ok(g) => global = g.or(global),
+                        Err(e) => return self.fail(e.into()),
+                    }
+                }
+                for s in subsumed {
+                    self.abort(s, AbortReason::Subsumed);
+                }
+                match global {
+                    Some(global) => {
+                        self.completed_in.push((id, self.epoch));
+                        self.completed(global);
+                    }
+                    None => self.fail(RuntimeError::MissingParts(id)),
+                }
+            }
+            Err(e) => self.fail(e.into()),
+        }
+    }
+
+    fn completed(&mut self, global: GlobalSnapshot<A>) {
+        for reply in self.waiting.remove(&global.id).unwrap_or_default() {
+            let _ = reply.send(Ok(global.clone()));
+        }
+        for reply in self.awaiting.remove(&global.id).unwrap_or_default() {
+            let _ = reply.send(Ok(CheckpointOutcome::Completed(global.clone())));
+        }
+        self.done.insert(global.id, global);
+    }
+
+    /// Checkpoint `snapshot` is over without completing: its parts are discarded.
+    fn abort(&mut self, snapshot: SnapshotId, reason: AbortReason) {
+        self.parts.remove(&snapshot);
+        self.aborted.insert(snapshot, reason);
+        for reply in self.waiting.remove(&snapshot).unwrap_or_default() {
+            let _ = reply.send(Err(RuntimeError::Aborted { snapshot, reason }));
+        }
+        for reply in self.awaiting.remove(&snapshot).unwrap_or_default() {
+            let _ = reply.send(Ok(CheckpointOutcome::Aborted(reason)));
+        }
     }
 }
