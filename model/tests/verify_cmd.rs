@@ -301,7 +301,7 @@ fn bad_arguments_exit_2() {
     assert!(stderr(&o).contains("--trace"), "{}", stderr(&o));
     let o = model(&["verify", "--topology", "x.top", "--trace", "x.jsonl", "--app", "kv"]);
     assert_eq!(exit(&o), Some(2));
-    assert!(stderr(&o).contains("[possible values: bank, orders]"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[possible values: bank, orders, stream]"), "{}", stderr(&o));
     let o = model(&["verify", "--help"]);
     assert!(stdout(&o).contains("Exit codes:"), "{}", stdout(&o));
 }
