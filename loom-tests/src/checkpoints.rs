@@ -16,14 +16,13 @@ use std::fmt::Debug;
 
 use chandy_lamport::bank::{Bank, BankCommand};
 use chandy_lamport::runtime::{AbortReason, CheckpointOutcome, Cluster, Options, Outcome, Service, StreamCommand};
-use chandy_lamport::spec::{accounted, quiet_outcomes, Move};
+use chandy_lamport::spec::{quiet_outcomes, Move};
 use chandy_lamport::stream::Stream;
-use chandy_lamport::verify::{verify, VerifyError};
 use chandy_lamport::{
     Algorithm, Application, EventKind, GlobalState, Initiators, ProcessId, Setup, SnapshotId, Spec, Topology, Variant,
 };
 
-use crate::judge::{Failure, Passed};
+use crate::judge::{conserved, verified, Failure, Passed};
 
 /// One request of the main thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,16 +205,8 @@ where
             let id = snapshot.id;
             let mut lives = outcome.incarnations.iter().filter(|i| i.completed.contains(&id));
             let (Some(life), None) = (lives.next(), lives.next()) else { return Err(Failure::Unresolved(id)) };
-            if let Some(trace) = &life.trace {
-                verify(topology, trace, snapshot).map_err(|e| match e {
-                    VerifyError::Violation(v) => Failure::Violation(v),
-                    VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
-                })?;
-            }
-            let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
-            if A::CONSERVES && recorded != ledger {
-                return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
-            }
+            verified(topology, life.trace.as_ref(), snapshot)?;
+            conserved(snapshot, ledger)?;
             if let Some(expected) = &self.expected {
                 let finished = finish(topology, &snapshot.state)
                     .ok_or_else(|| Failure::Unjudgeable(format!("checkpoint {id}: the run from it does not end")))?;

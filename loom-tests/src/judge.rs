@@ -291,14 +291,8 @@ pub fn judge<A: Spec>(topology: &Topology, requests: &Requests<A>, outcome: &Out
         if reported_open {
             return Err(Failure::Misreported(id));
         }
-        verify(topology, trace, snapshot).map_err(|e| match e {
-            VerifyError::Violation(v) => Failure::Violation(v),
-            VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
-        })?;
-        let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
-        if A::CONSERVES && recorded != ledger {
-            return Err(Failure::NotConserved { snapshot: id, recorded, ledger });
-        }
+        verified(topology, Some(trace), snapshot)?;
+        conserved(snapshot, ledger)?;
         if waited.is_some_and(|w| w != snapshot) {
             return Err(Failure::WaitedDiffers(id));
         }
@@ -316,6 +310,29 @@ pub fn judge<A: Spec>(topology: &Topology, requests: &Requests<A>, outcome: &Out
 
 /// Every `Record` event in `trace` has a cause: an initiation at that house that the main
 /// thread asked for, or a marker of that snapshot the house received before recording.
+/// The trace checker's verdict on `snapshot` against `trace` (none: nothing to check against).
+pub fn verified<A: Spec>(
+    topology: &Topology,
+    trace: Option<&Trace<A>>,
+    snapshot: &GlobalSnapshot<A>,
+) -> Result<(), Failure> {
+    let Some(trace) = trace else { return Ok(()) };
+    verify(topology, trace, snapshot).map_err(|e| match e {
+        VerifyError::Violation(v) => Failure::Violation(v),
+        VerifyError::Check(e) => Failure::Unjudgeable(e.to_string()),
+    })?;
+    Ok(())
+}
+
+/// Whether `snapshot` records the `ledger` (for applications with a conserved quantity).
+pub fn conserved<A: Spec>(snapshot: &GlobalSnapshot<A>, ledger: u64) -> Result<(), Failure> {
+    let recorded = accounted(&snapshot.state.processes, &snapshot.state.channels);
+    if A::CONSERVES && recorded != ledger {
+        return Err(Failure::NotConserved { snapshot: snapshot.id, recorded, ledger });
+    }
+    Ok(())
+}
+
 fn caused<A: Application>(requests: &Requests<A>, trace: &Trace<A>) -> Result<(), Failure> {
     let mut markers_received = HashSet::new();
     for e in &trace.events {
