@@ -12,7 +12,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use chandy_lamport::bank::{Bank, BankCommand};
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{Cluster, Options};
 use chandy_lamport::{ProcessId, SnapshotId, Topology};
 use criterion::{criterion_group, Criterion, Throughput};

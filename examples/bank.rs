@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 
-use chandy_lamport::topology::Topology;
-use chandy_lamport::workload::{run, Workload};
+use chandy_lamport::protocol::Topology;
+use chandy_lamport::runtime::workload::{run, Workload};
 use clap::{Parser, ValueEnum};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

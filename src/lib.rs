@@ -2,8 +2,8 @@
 //! (a threaded runtime, a deterministic simulator), and a trace checker that verifies a recorded
 //! run against the theorem.
 //!
-//! The running example is a ring of trading houses passing jars of oil ([`bank`]): the recorded
-//! balances plus the jars recorded in transit must equal the ledger. [`orders`] is a second
+//! The running example is a ring of trading houses passing jars of oil ([`apps::bank`]): the recorded
+//! balances plus the jars recorded in transit must equal the ledger. [`apps::orders`] is a second
 //! application, whose houses can deadlock.
 //!
 //! # Quick start
@@ -12,7 +12,8 @@
 //! the recorded run against the theorem:
 //!
 //! ```
-//! use chandy_lamport::bank::{Bank, BankCommand};
+//! use chandy_lamport::apps::bank::Bank;
+//! use chandy_lamport::runtime::BankCommand;
 //! use chandy_lamport::runtime::{Cluster, Options};
 //! use chandy_lamport::{verify, ProcessId, SnapshotId, Topology};
 //!
@@ -47,12 +48,12 @@
 //!
 //! An application is two traits. [`Application`] says how a send, a receipt and an internal
 //! step change a process's state — the trace checker recomputes every state by them.
-//! [`spec::Spec`] says what the harness needs to drive and check it: what each process may do
+//! [`apps::spec::Spec`] says what the harness needs to drive and check it: what each process may do
 //! next, a conserved quantity if there is one, and the stable predicates to test on snapshots.
 //! The core runs any application unchanged:
 //!
 //! ```
-//! use chandy_lamport::core::{Application, Effect, Message, Process, Refusal};
+//! use chandy_lamport::protocol::{Application, Effect, Message, Process, Refusal};
 //! use chandy_lamport::{ProcessId, SnapshotId, Topology};
 //!
 //! /// A process that counts the pings it received.
@@ -91,37 +92,26 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! To model-check an application, implement [`spec::Spec`] and hand it to the `model` crate's
+//! To model-check an application, implement [`apps::spec::Spec`] and hand it to the `model` crate's
 //! `ChandyLamport<A>`: `model/examples/gossip.rs` does it in one file
 //! (`cargo run --release -p model --example gossip`). To check another implementation's logs,
 //! see [`formats::jsonl`] and `model verify`.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
-pub mod algorithm;
-pub mod bank;
-pub mod coordinator;
-pub mod core;
+pub mod apps;
+pub mod check;
 pub mod formats;
-pub mod orders;
+pub mod protocol;
 pub mod runtime;
 pub mod sim;
-pub mod snapshot;
-pub mod spec;
-pub mod stream;
-pub(crate) mod sync;
-pub mod topology;
-pub mod trace;
-pub mod variant;
-pub mod verify;
-pub mod workload;
 
-pub use crate::algorithm::Algorithm;
-pub use crate::coordinator::{Ack, Coordinator, CoordinatorError};
-pub use crate::core::{Application, CoreError, Effect, Message, Process, Slot, SnapshotId};
-pub use crate::snapshot::{Assembler, GlobalSnapshot, GlobalState, LocalSnapshot, Tokens};
-pub use crate::spec::{Move, Setup, Spec, Stable, View};
-pub use crate::topology::{Channel, ChannelId, Initiators, ProcessId, Topology, TopologyError};
-pub use crate::trace::{Event, EventKind, MsgId, Trace};
-pub use crate::variant::Variant;
-pub use crate::verify::{check, unterminated, verify, Clause, Report, Verified, Violation};
+pub use crate::apps::spec::{Move, Setup, Spec, Stable, View};
+pub use crate::check::{
+    check, unterminated, verify, Clause, Event, EventKind, MsgId, Report, Trace, Verified, Violation,
+};
+pub use crate::protocol::{
+    Ack, Algorithm, Application, Assembler, Channel, ChannelId, Coordinator, CoordinatorError, CoreError, Effect,
+    GlobalSnapshot, GlobalState, Initiators, LocalSnapshot, Message, Process, ProcessId, Slot, SnapshotId, Tokens,
+    Topology, TopologyError, Variant,
+};

@@ -2,10 +2,11 @@
 //! coordinator, a decline, a crash and recovery (exactly-once with the stream application),
 //! and typed errors for requests that do not fit the algorithm.
 
-use chandy_lamport::bank::{Bank, BankCommand};
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::spec::{quiet_outcomes, Setup};
+use chandy_lamport::apps::stream::Stream;
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{AbortReason, CheckpointOutcome, Cluster, Options, RuntimeError, StreamCommand};
-use chandy_lamport::spec::{quiet_outcomes, Setup};
-use chandy_lamport::stream::Stream;
 use chandy_lamport::{verify, Algorithm, Initiators, ProcessId, SnapshotId, Topology};
 
 const BARRIERS: [Algorithm; 2] = [Algorithm::Aligned, Algorithm::Unaligned];

@@ -8,10 +8,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use chandy_lamport::check::{VerifyError, Violation};
 use chandy_lamport::formats::snap::{Difference, SnapFile};
 use chandy_lamport::formats::Problem;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError, SnapshotFailure};
-use chandy_lamport::verify::{VerifyError, Violation};
 use chandy_lamport::Variant;
 
 /// `(test, topology, events, expected files)`, as in the suite's README.

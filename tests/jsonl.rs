@@ -4,13 +4,14 @@
 
 use std::path::PathBuf;
 
-use chandy_lamport::bank::{Bank, BankCommand, Jars, Sale};
+use chandy_lamport::apps::bank::{Bank, Jars, Sale};
+use chandy_lamport::check::{check, unterminated, verify, Clause};
+use chandy_lamport::check::{Event, EventKind};
 use chandy_lamport::formats::jsonl::{read_logs, Logs};
 use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::runtime::workload::{run, Workload};
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{Cluster, Options};
-use chandy_lamport::trace::{Event, EventKind};
-use chandy_lamport::verify::{check, unterminated, verify, Clause};
-use chandy_lamport::workload::{run, Workload};
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
 mod common;
 

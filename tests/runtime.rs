@@ -1,13 +1,14 @@
 //! The threaded runtime: bank clusters with concurrent snapshots, every snapshot verified; bad
 //! API use refused with typed errors; a panicking application surfaces as an error.
 
-use chandy_lamport::bank::{Bank, BankCommand, Jars, Sale};
-use chandy_lamport::core::Refusal;
+use chandy_lamport::apps::bank::{Bank, Jars, Sale};
+use chandy_lamport::check::EventKind;
+use chandy_lamport::check::{unterminated, verify, Clause, VerifyError};
+use chandy_lamport::protocol::Refusal;
+use chandy_lamport::protocol::{Initiators, TopologyError};
+use chandy_lamport::runtime::workload::{run, Workload, WorkloadError};
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
-use chandy_lamport::topology::{Initiators, TopologyError};
-use chandy_lamport::trace::EventKind;
-use chandy_lamport::verify::{unterminated, verify, Clause, VerifyError};
-use chandy_lamport::workload::{run, Workload, WorkloadError};
 use chandy_lamport::{Application, ProcessId, SnapshotId, Topology, Variant};
 
 fn workload(topology: Topology, seed: u64) {
@@ -182,7 +183,7 @@ enum FragileCommand {
 
 impl Service for Fragile {
     type Command = FragileCommand;
-    type Rejection = chandy_lamport::bank::BankError;
+    type Rejection = chandy_lamport::apps::bank::BankError;
     fn on_command(&self, cmd: FragileCommand, out: &mut Outbox<'_, Jars, Sale>) -> Result<(), Self::Rejection> {
         match cmd {
             FragileCommand::Transfer(to) => self.0.on_command(BankCommand::Transfer { to, amount: 1 }, out),

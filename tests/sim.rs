@@ -2,10 +2,10 @@
 //! variants — channel faults simulated by the channels, core faults in the core — each caught by
 //! the trace checker while the correct algorithm never is.
 
-use chandy_lamport::bank::{Bank, BankError, Jars};
-use chandy_lamport::core::Refusal;
+use chandy_lamport::apps::bank::{Bank, BankError, Jars};
+use chandy_lamport::check::{Clause, VerifyError, Violation};
+use chandy_lamport::protocol::Refusal;
 use chandy_lamport::sim::{DelaySequence, DelaySource, SimConfig, SimError, Simulator, SnapshotFailure, SETTLE_TICKS};
-use chandy_lamport::verify::{Clause, VerifyError, Violation};
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
 mod common;
 
@@ -293,8 +293,8 @@ fn the_tick_limit_bounds_a_run_to_completion() {
 
 #[test]
 fn the_simulator_runs_any_application_orders_on_a_ring() {
-    use chandy_lamport::orders::{OrderMsg, Orders};
-    use chandy_lamport::verify::verify;
+    use chandy_lamport::apps::orders::{OrderMsg, Orders};
+    use chandy_lamport::check::verify;
 
     // P0 -> P1 -> P2 -> P0; only P1 has a jar. P0 orders one from P1, whose cart for P0 goes
     // round the ring through P2; P2 takes a snapshot while the cart is on P1 -> P2.

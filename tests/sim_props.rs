@@ -7,14 +7,14 @@
 //! Case counts are chosen for a release build on two cores; `PROPTEST_CASES` overrides them.
 //! Failing cases are saved under `proptest-regressions/sim_props.txt`.
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::check::{check, unterminated, verify, Clause};
 use chandy_lamport::formats::events::EventsFile;
 use chandy_lamport::formats::snap::{compare, write, SnapFile};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::sim::{
     run_events, DelaySource, Finished, ReplayError, SimConfig, SimError, Simulator, SETTLE_TICKS,
 };
-use chandy_lamport::verify::{check, unterminated, verify, Clause};
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -1,10 +1,10 @@
 //! The trace checker on hand-made traces: a correct run passes, and each kind of broken run is
 //! rejected with its specific violation.
 
-use chandy_lamport::bank::{Bank, Jars, Sale};
-use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
-use chandy_lamport::trace::{Event, EventKind, MsgId, Trace};
-use chandy_lamport::verify::{check, unterminated, verify, Clause, VerifyError, Violation};
+use chandy_lamport::apps::bank::{Bank, Jars, Sale};
+use chandy_lamport::check::{check, unterminated, verify, Clause, VerifyError, Violation};
+use chandy_lamport::check::{Event, EventKind, MsgId, Trace};
+use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{ChannelId, Initiators, ProcessId, SnapshotId, Topology};
 
 const S: SnapshotId = SnapshotId(0);

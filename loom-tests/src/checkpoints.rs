@@ -14,10 +14,11 @@
 
 use std::fmt::Debug;
 
-use chandy_lamport::bank::{Bank, BankCommand};
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::spec::{quiet_outcomes, Move};
+use chandy_lamport::apps::stream::Stream;
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{AbortReason, CheckpointOutcome, Cluster, Options, Outcome, Service, StreamCommand};
-use chandy_lamport::spec::{quiet_outcomes, Move};
-use chandy_lamport::stream::Stream;
 use chandy_lamport::{
     Algorithm, Application, EventKind, GlobalState, Initiators, ProcessId, Setup, SnapshotId, Spec, Topology, Variant,
 };

@@ -2,8 +2,9 @@
 //! around it: the cluster must report the panic to a waiter and at shutdown, without hanging
 //! and without leaving a message unreceived.
 
-use chandy_lamport::bank::{Bank, BankCommand, BankError, Jars, Sale};
-use chandy_lamport::core::Refusal;
+use chandy_lamport::apps::bank::{Bank, BankError, Jars, Sale};
+use chandy_lamport::protocol::Refusal;
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::runtime::{Cluster, Options, Outbox, RuntimeError, Service};
 use chandy_lamport::{Application, GlobalSnapshot, ProcessId, SnapshotId, Topology};
 

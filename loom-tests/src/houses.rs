@@ -2,7 +2,8 @@
 //! scripts of transfers and snapshots for any number of houses, so loom runs them with 2–3
 //! houses and shuttle with 5–8.
 
-use chandy_lamport::bank::{Bank, BankCommand};
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::runtime::BankCommand;
 use chandy_lamport::{Initiators, ProcessId, Topology};
 
 use crate::scenario::{Scenario, Step};

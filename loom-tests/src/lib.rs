@@ -6,8 +6,8 @@
 //! judgement of a run ([`judge`], generic too), the bank's scenarios ([`houses`], the edge where
 //! the bank is plugged in) and a house that burns down ([`fragile`]) and the harnesses that run a scenario under loom (`explore`, built under
 //! `--cfg loom`) or shuttle (`schedule`, under `--cfg shuttle`); the rest builds normally too, so
-//! `cargo clippy` checks it, and the judge's own unit tests (each way a run can be wrong, made
-//! by editing a correct run's outcome, must fail) run in the normal build. The scenario tests
+//! `cargo clippy` checks it, and the judge's own tests (`tests/judge.rs`: each way a run can be wrong,
+//! made by editing a correct run's outcome, must fail) run in the normal build. The scenario tests
 //! build only under `--cfg loom` (`tests/loom_*.rs`) or `--cfg shuttle` (`tests/shuttle_*.rs`),
 //! where `chandy_lamport::runtime` takes its threads and channels from that tool; see
 //! `scripts/test-all` for the commands.

@@ -13,8 +13,8 @@
 //! with 8 houses).
 #![cfg(loom)]
 
-use chandy_lamport::bank::Bank;
-use chandy_lamport::stream::Stream;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::{Algorithm, Clause, Variant, Violation};
 use loom_tests::checkpoints::Scenario;
 use loom_tests::explore::{explore, find_failure};

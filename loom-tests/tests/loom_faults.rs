@@ -15,7 +15,7 @@
 //! house goes idle).
 #![cfg(loom)]
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::runtime::RuntimeError;
 use chandy_lamport::{ChannelId, Clause, CoreError, ProcessId, SnapshotId, Variant, Violation};
 use loom_tests::explore::{explore, find_failure};

@@ -8,9 +8,9 @@
 //! Two barrier fault variants are caught with 8 houses.
 #![cfg(shuttle)]
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::runtime::Service;
-use chandy_lamport::stream::Stream;
 use chandy_lamport::{Algorithm, Clause, Spec, Variant, Violation};
 use loom_tests::checkpoints::Scenario;
 use loom_tests::judge::Failure;

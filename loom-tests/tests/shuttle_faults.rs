@@ -6,7 +6,7 @@
 //! was waited for and assembled.
 #![cfg(shuttle)]
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::runtime::RuntimeError;
 use chandy_lamport::{Clause, CoreError, SnapshotId, Variant, Violation};
 use loom_tests::judge::Failure;

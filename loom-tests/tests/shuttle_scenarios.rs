@@ -7,7 +7,7 @@
 //! deadlock fails the test.
 #![cfg(shuttle)]
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::Variant;
 use loom_tests::fragile::burning_house;
 use loom_tests::scenario::Scenario;

@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 
-use chandy_lamport::core::{Application, Refusal};
-use chandy_lamport::spec::{Move, Setup, Spec, Stable, View};
+use chandy_lamport::apps::spec::{Move, Setup, Spec, Stable, View};
+use chandy_lamport::protocol::{Application, Refusal};
 use chandy_lamport::{ProcessId, Topology, Variant};
 use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Strategy, TopologySpec};
 

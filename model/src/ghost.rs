@@ -9,7 +9,7 @@
 //! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
 //! remembering), and the replay lists are dropped once `s` completes.
 
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::spec::Spec;
 use smallvec::SmallVec;
 
 use crate::stamp::Stamp;

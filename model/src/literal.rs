@@ -4,10 +4,10 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
-use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
-use chandy_lamport::spec::{Move, Spec, View};
-use chandy_lamport::trace::{EventKind, MsgId, Trace};
-use chandy_lamport::verify::{check, Clause};
+use chandy_lamport::apps::spec::{Move, Spec, View};
+use chandy_lamport::check::{check, Clause};
+use chandy_lamport::check::{EventKind, MsgId, Trace};
+use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
 
 use crate::model::ChandyLamport;

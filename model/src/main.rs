@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::formats::top::TopFile;
-use chandy_lamport::orders::Orders;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
-use chandy_lamport::spec::Spec;
-use chandy_lamport::stream::Stream;
 use chandy_lamport::{Algorithm, Variant};
 use clap::{Args, Parser, Subcommand};
 use model::run::{EXIT_BAD_INPUT, EXIT_FAIL};
@@ -289,7 +289,7 @@ impl ModelArgs {
             },
         };
         let resolved = config.resolve()?;
-        if let Some((p, t)) = chandy_lamport::spec::too_many_tokens::<A>(&resolved.tokens) {
+        if let Some((p, t)) = chandy_lamport::apps::spec::too_many_tokens::<A>(&resolved.tokens) {
             let source = match &self.topology {
                 TopologySpec::File(path) => path.display().to_string(),
                 _ => "--tokens".to_string(),

@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use chandy_lamport::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
-use chandy_lamport::trace::{EventKind, MsgId, StepInput, Trace, Tracer};
+use chandy_lamport::apps::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
+use chandy_lamport::check::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
     Ack, Algorithm, ChannelId, Coordinator, Effect, Initiators, Message, Process, ProcessId, Slot, SnapshotId,
     Topology, Variant,
@@ -152,7 +152,7 @@ impl<A: Spec> ChandyLamport<A> {
                 let initial = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()])).collect();
                 let budgets = vec![cfg.sends; cfg.topology.len()];
                 let (t, theft) = (&cfg.topology, cfg.theft);
-                chandy_lamport::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
+                chandy_lamport::apps::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
             })
             .flatten();
         ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0, expected }

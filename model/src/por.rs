@@ -21,7 +21,7 @@
 //! semantically (both orders enabled and equal states) on random reachable states; the tests
 //! also check each chosen set's persistence directly, on bounded paths outside it.
 
-use chandy_lamport::spec::{Spec, StepKind};
+use chandy_lamport::apps::spec::{Spec, StepKind};
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId, Variant};
 use smallvec::SmallVec;
 

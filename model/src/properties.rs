@@ -2,7 +2,7 @@
 //! whose parts are complete at every house: from ghost data in full mode, by the library's trace
 //! checker on the recorded history in literal mode.
 
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{Algorithm, SnapshotId};
 use stateright::{Expectation, Property};
 

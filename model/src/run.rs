@@ -15,7 +15,7 @@ use crate::config::Resolved;
 use crate::model::ChandyLamport;
 use crate::shard::{MergeInfo, ShardInfo, ShardSpec};
 use crate::state::State;
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::spec::Spec;
 
 /// Exit code: exhaustive, and every property holds.
 pub const EXIT_OK: u8 = 0;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use chandy_lamport::core::{Application, Refusal};
+use chandy_lamport::protocol::{Application, Refusal};
 use chandy_lamport::ProcessId;
 
 /// An application whose messages are stamped; it behaves exactly as the application inside.

@@ -1,8 +1,8 @@
 //! The model's state: the core's process states, the FIFO contents of every channel, each
 //! house's remaining budget, and the ghost data of the chosen property mode.
 
-use chandy_lamport::spec::Spec;
-use chandy_lamport::trace::Trace;
+use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::check::Trace;
 
 use crate::stamp::{Stamp, Stamped};
 use std::hash::{Hash, Hasher};

@@ -12,7 +12,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write;
 
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId};
 use stateright::{Expectation, Model};
 

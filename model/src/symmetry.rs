@@ -8,7 +8,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
 

@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::apps::stream::Stream;
+use chandy_lamport::check::{check, unterminated, Clause, EventRef, Violation};
+use chandy_lamport::check::{EventKind, MsgId, Trace};
 use chandy_lamport::formats::jsonl::{read_logs, Claim, LogApp, Logs};
 use chandy_lamport::formats::top::TopFile;
-use chandy_lamport::orders::Orders;
-use chandy_lamport::snapshot::{GlobalSnapshot, GlobalState};
-use chandy_lamport::spec::Spec;
-use chandy_lamport::stream::Stream;
-use chandy_lamport::trace::{EventKind, MsgId, Trace};
-use chandy_lamport::verify::{check, unterminated, Clause, EventRef, Violation};
+use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, ChannelId, SnapshotId, Topology};
 use clap::ValueEnum;
 use serde::Serialize;
@@ -97,7 +97,7 @@ pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow:
         eprintln!("warning: {w}");
     }
     fn initial<A: Spec>(top: &TopFile, path: &Path) -> anyhow::Result<Vec<A>> {
-        match chandy_lamport::spec::too_many_tokens::<A>(&top.tokens) {
+        match chandy_lamport::apps::spec::too_many_tokens::<A>(&top.tokens) {
             Some((Some(p), t)) => {
                 let line = top.node_lines.get(p.index()).map_or(String::new(), |l| format!(":{l}"));
                 let (file, name, max) = (path.display(), A::NAME, A::MAX_TOKENS);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ChannelId, Message, ProcessId, SnapshotId};
 use common::{bad_input, config, run};
 use model::{Action, ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};

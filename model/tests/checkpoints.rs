@@ -4,7 +4,7 @@
 
 mod common;
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ProcessId, SnapshotId};
 use common::{bad_input, config, model};
 use model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE};
@@ -104,7 +104,11 @@ fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::Act<Bank
     next
 }
 
-fn head(m: &ChandyLamport<Bank>, from: u16, to: u16) -> Action<chandy_lamport::bank::Jars, chandy_lamport::bank::Sale> {
+fn head(
+    m: &ChandyLamport<Bank>,
+    from: u16,
+    to: u16,
+) -> Action<chandy_lamport::apps::bank::Jars, chandy_lamport::apps::bank::Sale> {
     let c = m.topology().channel_between(ProcessId(from), ProcessId(to)).expect("a channel");
     Action::Deliver { channel: c.0 as u8, index: 0 }
 }

@@ -5,8 +5,8 @@
 
 mod common;
 
-use chandy_lamport::orders::Orders;
-use chandy_lamport::spec::TERMINATED;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::TERMINATED;
 use chandy_lamport::Variant;
 use common::{config, run_app, verdict};
 use model::properties::{END_REACHABLE, LEDGER, REACHABLE, STABLE};
@@ -31,7 +31,7 @@ fn assert_passes_with_both_examples(result: &model::CheckResult) {
 fn the_stable_predicates_are_deadlock_and_distribution_terminated() {
     let m = ChandyLamport::<Orders>::new(orders(TopologySpec::Ring, 1).resolve().unwrap());
     let names: Vec<&str> = m.predicates.iter().map(|p| p.name).collect();
-    assert_eq!(names, [TERMINATED, chandy_lamport::orders::DEADLOCK]);
+    assert_eq!(names, [TERMINATED, chandy_lamport::apps::orders::DEADLOCK]);
 }
 
 #[test]

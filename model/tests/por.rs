@@ -15,9 +15,9 @@ mod common;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use chandy_lamport::bank::Bank;
-use chandy_lamport::orders::Orders;
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{config, run_app, verdicts};
 use model::model::Act;

@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use chandy_lamport::bank::Bank;
-use chandy_lamport::orders::Orders;
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{bad_input, config, model, stderr, verdicts};
 use model::engine::Limits;

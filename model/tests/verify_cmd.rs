@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use chandy_lamport::workload::{run, Workload};
+use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
 use serde_json::Value;
 

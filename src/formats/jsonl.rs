@@ -79,10 +79,10 @@ use serde::de::{self, DeserializeOwned, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
-use crate::core::{Application, SnapshotId};
-use crate::snapshot::{GlobalSnapshot, GlobalState};
-use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::{Event, EventKind, MsgId, Trace, TraceError};
+use crate::check::{Event, EventKind, MsgId, Trace, TraceError};
+use crate::protocol::{Application, SnapshotId};
+use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{GlobalSnapshot, GlobalState};
 
 /// An application whose runs can be written and read as JSON lines: its states, messages and
 /// internal steps have a JSON form.
@@ -1115,7 +1115,7 @@ pub fn to_lines<A: LogApp>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::{Bank, Jars, Sale};
+    use crate::apps::bank::{Bank, Jars, Sale};
 
     fn topology() -> Topology {
         Topology::complete(2).unwrap()
@@ -1181,7 +1181,7 @@ mod tests {
         assert_eq!(snapshot.state.processes, vec![Bank::new(7), Bank::new(10)]);
         assert_eq!(snapshot.state.channels, vec![vec![Jars(3)], vec![]]);
         assert!(claim.anomalies.is_empty());
-        let report = crate::verify::check(&t, &logs.trace, &snapshot).unwrap();
+        let report = crate::check::check(&t, &logs.trace, &snapshot).unwrap();
         assert_eq!(report.violations, vec![]);
     }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use crate::topology::TopologyError;
+use crate::protocol::TopologyError;
 
 /// What is wrong with a line.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::{content_lines, read, FormatError, Problem};
-use crate::topology::{ProcessId, Topology, TopologyError};
+use crate::protocol::{ProcessId, Topology, TopologyError};
 
 /// A topology with each node's initial tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(f.tokens, vec![10, 3, 0]);
         assert_eq!(f.topology.names(), &["N1", "N2", "N3"]);
         assert_eq!(f.topology.channels().len(), 3);
-        assert_eq!(f.topology.channel_label(crate::topology::ChannelId(2)), "N3->N1");
+        assert_eq!(f.topology.channel_label(crate::protocol::ChannelId(2)), "N3->N1");
     }
 
     #[test]

@@ -7,41 +7,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::process::Input;
-use super::{AbortReason, CheckpointOutcome, RuntimeError, Service};
-use crate::coordinator::{Ack, Coordinator};
-use crate::core::SnapshotId;
-use crate::snapshot::{Assembler, GlobalSnapshot, LocalSnapshot};
-use crate::sync::mpsc;
-use crate::topology::{ProcessId, Topology};
-
-type Reply<A> = mpsc::Sender<Result<GlobalSnapshot<A>, RuntimeError>>;
-type OutcomeReply<A> = mpsc::Sender<Result<CheckpointOutcome<A>, RuntimeError>>;
-type IdReply = mpsc::Sender<Result<SnapshotId, RuntimeError>>;
-
-/// What the collector receives.
-pub(crate) enum ToCollector<A: Service> {
-    /// One process's completed part of a snapshot.
-    Local(LocalSnapshot<A>),
-    /// Barrier algorithms: a process gave this checkpoint up.
-    Aborted(SnapshotId),
-    /// A process failed.
-    Failed(RuntimeError),
-    /// Reply with the global snapshot once assembled.
-    Wait { snapshot: SnapshotId, reply: Reply<A> },
-    /// Barrier algorithms: trigger a checkpoint; reply with its id once its triggers are sent.
-    Trigger { reply: IdReply },
-    /// Barrier algorithms: reply once the checkpoint has completed or been aborted.
-    Await { snapshot: SnapshotId, reply: OutcomeReply<A> },
-    /// Barrier algorithms, before a shutdown: stop triggering on request; trigger a final
-    /// checkpoint and reply once one has completed (so no barrier is in flight).
-    Finish { reply: IdReply },
-    /// Barrier algorithms: every process has crashed; fail over and reply with the latest
-    /// completed checkpoint.
-    Failover { reply: mpsc::Sender<Option<GlobalSnapshot<A>>> },
-    /// Every process has stopped: reply to pending waits and stop.
-    Stop,
-}
+use super::outcome::{AbortReason, CheckpointOutcome, RuntimeError};
+use super::service::Service;
+use super::sync::mpsc;
+use super::wire::{IdReply, Input, OutcomeReply, Reply, ToCollector};
+use crate::protocol::SnapshotId;
+use crate::protocol::{Ack, Coordinator};
+use crate::protocol::{Assembler, GlobalSnapshot, LocalSnapshot};
+use crate::protocol::{ProcessId, Topology};
 
 /// What the collector hands back when it stops.
 pub(crate) struct Collected<A: Service> {

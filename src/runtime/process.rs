@@ -25,64 +25,21 @@ use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::collector::ToCollector;
-use super::{Options, Outbox, Queued, Rejected, RuntimeError, Service};
-use crate::algorithm::Algorithm;
-use crate::core::{CoreError, Effect, Message, Process, SnapshotId};
-use crate::sync::mpsc;
-use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::{Event, EventKind, MsgId, StepInput, Tracer};
-use crate::variant::Variant;
-
-/// What a process thread receives.
-pub(crate) enum Input<A: Service> {
-    /// A command from the cluster handle.
-    Command(A::Command),
-    /// Initiate a snapshot (barrier algorithms: the coordinator's trigger).
-    Initiate(SnapshotId),
-    /// A message or marker arriving on an incoming channel.
-    Deliver { channel: ChannelId, wire: Wire<A::Msg> },
-    /// The sender of `channel` has shut down: nothing more will arrive on it.
-    Flush { channel: ChannelId },
-    /// Shut down: flush, then drain. Snapshots this process has not recorded stay unrecorded
-    /// here unless a marker still arrives: nothing is recorded on its behalf.
-    Shutdown,
-    /// Test hook (barrier algorithms): decline the next checkpoint this process records.
-    DeclineNext,
-    /// Crash: end this incarnation and report to the sender.
-    Crash(mpsc::Sender<Halted<A>>),
-    /// The sender of `channel` crashed: nothing more of its incarnation arrives on it.
-    Halt { channel: ChannelId },
-    /// Start a new incarnation.
-    Restart(Restart<A>),
-}
-
-/// A message as it travels: application messages carry their id for the trace.
-pub(crate) enum Wire<M> {
-    App(MsgId, M),
-    Marker(SnapshotId),
-    Cancel(SnapshotId),
-}
+use super::outcome::{Options, Rejected, RuntimeError};
+use super::service::{Outbox, Queued, Service};
+use super::sync::mpsc;
+use super::wire::{Halted, Input, Restart, ToCollector, Wire};
+use crate::check::{Event, EventKind, MsgId, StepInput, Tracer};
+use crate::protocol::Algorithm;
+use crate::protocol::Variant;
+use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{CoreError, Effect, Message, Process, SnapshotId};
 
 /// What a process thread returns when it stops cleanly.
 pub(crate) struct ProcessExit<A: Service> {
     pub(crate) state: A,
     pub(crate) log: Vec<Event<A>>,
     pub(crate) rejected: Vec<Rejected>,
-}
-
-/// What a crashed incarnation leaves: its log and its failure, if it had one.
-pub(crate) struct Halted<A: Service> {
-    pub(crate) process: ProcessId,
-    pub(crate) log: Vec<Event<A>>,
-    pub(crate) failure: Option<RuntimeError>,
-}
-
-/// A new incarnation: the state to restart from and, by incoming channel number, the messages
-/// to put in front of each incoming channel.
-pub(crate) struct Restart<A: Service> {
-    pub(crate) state: A,
-    pub(crate) channels: Vec<Vec<A::Msg>>,
 }
 
 /// The next step of a process.

@@ -1,14 +1,14 @@
-//! The stream application ([`crate::stream`]) as a runtime service: a source emits its inputs
+//! The stream application ([`crate::apps::stream`]) as a runtime service: a source emits its inputs
 //! on command, and every house passes on what it takes in by itself ([`Service::react`]), by
 //! the application's own moves ([`Spec::moves`]), so the runtime routes items as the model
 //! does.
 
 use std::convert::Infallible;
 
-use super::{Outbox, Service};
-use crate::core::Application;
-use crate::spec::{Move, Setup, Spec};
-use crate::stream::{Item, Stream};
+use super::service::{Outbox, Service};
+use crate::apps::spec::{Move, Setup, Spec};
+use crate::apps::stream::{Item, Stream};
+use crate::protocol::Application;
 
 /// A request to a stream house.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,7 +22,7 @@ pub enum StreamCommand {
 }
 
 /// The first send among `state`'s moves, as a destination and an item.
-fn first_send(state: &Stream, out: &Outbox<'_, Item, ()>) -> Option<(crate::topology::ProcessId, Item)> {
+fn first_send(state: &Stream, out: &Outbox<'_, Item, ()>) -> Option<(crate::protocol::ProcessId, Item)> {
     let mut first = None;
     state.moves(out.me(), out.topology(), &Setup::default(), &mut |mv| {
         if let (None, Move::Send { channel, msg }) = (&first, mv) {

@@ -1,10 +1,13 @@
-//! What the simulator refuses or fails at.
+//! What the simulator refuses or fails at, and what stops a scenario's replay.
 
 use thiserror::Error;
 
-use crate::core::{CoreError, Refusal, SnapshotId};
-use crate::snapshot::AssemblyError;
-use crate::topology::ProcessId;
+use super::finished::SnapshotFailure;
+use crate::formats::jsonl::WriteError;
+use crate::formats::FormatError;
+use crate::protocol::AssemblyError;
+use crate::protocol::ProcessId;
+use crate::protocol::{CoreError, Refusal, SnapshotId};
 
 /// A simulator step that was refused or failed.
 ///
@@ -34,7 +37,7 @@ pub enum SimError {
         /// The receiver's name.
         to: String,
     },
-    /// The sender's application refused the send ([`crate::core::Application::on_send`]).
+    /// The sender's application refused the send ([`crate::protocol::Application::on_send`]).
     #[error("{process}: {reason}")]
     Refused {
         /// The sender's name.
@@ -59,4 +62,53 @@ pub enum SimError {
     /// A local snapshot did not fit its global snapshot.
     #[error(transparent)]
     Assembly(#[from] AssemblyError),
+}
+
+/// A replay that could not produce verified snapshots.
+#[derive(Debug, Error)]
+pub enum ReplayError {
+    /// A file could not be read or parsed, or a command failed (unknown node, transfer larger
+    /// than the balance, no such link): names the file and the line.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The simulation failed at a command (e.g. the delays ran out).
+    #[error("{file}:{line}: {error}")]
+    Command {
+        /// The `.events` file.
+        file: String,
+        /// The command's line.
+        line: usize,
+        /// What failed.
+        error: SimError,
+    },
+    /// The simulation failed after the last command, while finishing the snapshots.
+    #[error("{file}: after the last command: {error}")]
+    Completion {
+        /// The `.events` file.
+        file: String,
+        /// What failed.
+        error: SimError,
+    },
+    /// The logs could not be written (`Replay::trace_out`).
+    #[error("--trace-out: {0}")]
+    Write(#[from] WriteError),
+    /// A snapshot never completed, failed the trace checker, or does not conserve tokens.
+    #[error("{file}: {failure}")]
+    Snapshot {
+        /// The `.events` file.
+        file: String,
+        /// The failure.
+        failure: SnapshotFailure,
+    },
+    /// An expected file the comparison needs does not exist.
+    #[error(
+        "missing expected file {path} (the run took {snapshots} snapshot(s); one is expected in PREFIX.snap, \
+         several in PREFIX0.snap, PREFIX1.snap, ...)"
+    )]
+    MissingExpected {
+        /// The file looked for.
+        path: String,
+        /// Snapshots the run took.
+        snapshots: usize,
+    },
 }

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::replay::ReplayError;
+use super::error::ReplayError;
 use crate::formats::snap::SnapFile;
 
 /// `PREFIX` + `suffix`.

@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::core::SnapshotId;
+use crate::apps::spec::{accounted, Spec};
+use crate::check::Trace;
+use crate::check::{unterminated, verify, VerifyError, Violation};
 use crate::formats::jsonl::{write_logs, LogApp, WriteError};
 use crate::formats::snap::{SnapBlock, SnapMessage};
-use crate::snapshot::GlobalSnapshot;
-use crate::spec::{accounted, Spec};
-use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::Trace;
-use crate::verify::{unterminated, verify, VerifyError, Violation};
+use crate::protocol::GlobalSnapshot;
+use crate::protocol::SnapshotId;
+use crate::protocol::{ChannelId, ProcessId, Topology};
 
 /// A global snapshot assembled by the simulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,7 +144,7 @@ impl<A: Spec> Finished<A> {
     }
 
     /// Checks every started snapshot, in id order: it completed, it passes the trace checker
-    /// ([`verify`]) and, when the application conserves a quantity ([`Spec::CONSERVES`]), its
+    /// ([`verify()`]) and, when the application conserves a quantity ([`Spec::CONSERVES`]), its
     /// recorded quantity adds up to the total. Returns the first failure.
     pub fn check(&self, topology: &Topology) -> Result<(), SnapshotFailure> {
         let total = self.total();

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use rand::rngs::StdRng;
 use rand::Rng;
 
-use crate::core::SnapshotId;
-use crate::trace::MsgId;
+use crate::check::MsgId;
+use crate::protocol::SnapshotId;
 
 /// What travels: an application message with its trace id, or a marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

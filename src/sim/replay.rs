@@ -3,7 +3,7 @@
 //! conservation — and, given an expectation prefix, compared with the expected files.
 //!
 //! This is an edge: the course's scripts move tokens, so the replay plugs the bank
-//! ([`crate::bank`]) into the generic [`Simulator`], a token transfer being a cart of
+//! ([`crate::apps::bank`]) into the generic [`Simulator`], a token transfer being a cart of
 //! [`Jars`] sent with [`Simulator::send`] (see [`Simulator::transfer`]).
 //!
 //! A command-line front end is a thin wrapper:
@@ -30,23 +30,21 @@
 
 use std::path::{Path, PathBuf};
 
-use thiserror::Error;
-
 use super::delays::{DelaySequence, DelaySource};
-use super::error::SimError;
+use super::error::{ReplayError, SimError};
 use super::expected::load_expected;
-use super::finished::{Finished, SnapshotFailure};
+use super::finished::Finished;
 use super::simulator::{SimConfig, Simulator};
-use crate::bank::{Bank, BankError, Jars};
-use crate::core::Refusal;
+use crate::apps::bank::{Bank, BankError, Jars};
+use crate::check::MsgId;
 use crate::formats::events::{Command, EventsFile};
-use crate::formats::jsonl::{write_logs, WriteError};
+use crate::formats::jsonl::write_logs;
 use crate::formats::snap::{compare, write, Comparison, SnapBlock};
 use crate::formats::top::TopFile;
-use crate::formats::{FormatError, Problem};
-use crate::topology::{ProcessId, Topology};
-use crate::trace::MsgId;
-use crate::variant::Variant;
+use crate::formats::Problem;
+use crate::protocol::Refusal;
+use crate::protocol::Variant;
+use crate::protocol::{ProcessId, Topology};
 
 /// Ticks run after every snapshot has completed, as the course suite does (its largest delay
 /// plus one), so the last messages arrive.
@@ -98,55 +96,6 @@ impl Replay {
         self.expect = Some(prefix.into());
         self
     }
-}
-
-/// A replay that could not produce verified snapshots.
-#[derive(Debug, Error)]
-pub enum ReplayError {
-    /// A file could not be read or parsed, or a command failed (unknown node, transfer larger
-    /// than the balance, no such link): names the file and the line.
-    #[error(transparent)]
-    Format(#[from] FormatError),
-    /// The simulation failed at a command (e.g. the delays ran out).
-    #[error("{file}:{line}: {error}")]
-    Command {
-        /// The `.events` file.
-        file: String,
-        /// The command's line.
-        line: usize,
-        /// What failed.
-        error: SimError,
-    },
-    /// The simulation failed after the last command, while finishing the snapshots.
-    #[error("{file}: after the last command: {error}")]
-    Completion {
-        /// The `.events` file.
-        file: String,
-        /// What failed.
-        error: SimError,
-    },
-    /// The logs could not be written (`Replay::trace_out`).
-    #[error("--trace-out: {0}")]
-    Write(#[from] WriteError),
-    /// A snapshot never completed, failed the trace checker, or does not conserve tokens.
-    #[error("{file}: {failure}")]
-    Snapshot {
-        /// The `.events` file.
-        file: String,
-        /// The failure.
-        failure: SnapshotFailure,
-    },
-    /// An expected file the comparison needs does not exist.
-    #[error(
-        "missing expected file {path} (the run took {snapshots} snapshot(s); one is expected in PREFIX.snap, \
-         several in PREFIX0.snap, PREFIX1.snap, ...)"
-    )]
-    MissingExpected {
-        /// The file looked for.
-        path: String,
-        /// Snapshots the run took.
-        snapshots: usize,
-    },
 }
 
 /// A replay's result: verified snapshots, and the comparison when an expectation was given.

@@ -11,12 +11,12 @@ use super::delays::{DelaySource, Delays};
 use super::error::SimError;
 use super::finished::{Finished, SimSnapshot};
 use super::links::{Link, Order, Wire};
-use crate::core::{CoreError, Effect, Message, Process, SnapshotId};
-use crate::snapshot::Assembler;
-use crate::spec::Spec;
-use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::{MsgId, StepInput, Trace, Tracer};
-use crate::variant::Variant;
+use crate::apps::spec::Spec;
+use crate::check::{MsgId, StepInput, Trace, Tracer};
+use crate::protocol::Assembler;
+use crate::protocol::Variant;
+use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{CoreError, Effect, Message, Process, SnapshotId};
 
 /// Under [`Variant::LoseMarkers`], the chance (in percent) that a marker due for delivery is lost
 /// instead (it still uses up its source's one delivery of that tick).
@@ -170,7 +170,7 @@ impl<A: Spec> Simulator<A> {
     }
 
     /// Sends `msg` from `from` to its neighbour `to` now: the sender's side of the send
-    /// ([`crate::core::Application::on_send`], e.g. a debit) happens at once, the receipt later.
+    /// ([`crate::protocol::Application::on_send`], e.g. a debit) happens at once, the receipt later.
     /// Refused, with nothing changed, when a process is unknown, there is no link
     /// ([`SimError::NoLink`]) or the sender's application refuses ([`SimError::Refused`]).
     pub fn send(&mut self, from: ProcessId, to: ProcessId, msg: A::Msg) -> Result<MsgId, SimError> {

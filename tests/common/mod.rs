@@ -1,6 +1,6 @@
 //! Helpers shared by the library's integration tests.
 
-use chandy_lamport::bank::Bank;
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::sim::{DelaySource, Finished, SimConfig, SimError, Simulator, SETTLE_TICKS};
 use chandy_lamport::{ProcessId, Topology, Variant};
 use rand::rngs::StdRng;

@@ -2,8 +2,8 @@
 
 #![allow(dead_code)]
 
-use chandy_lamport::bank::Bank;
-use chandy_lamport::spec::Spec;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 

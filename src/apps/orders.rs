@@ -13,9 +13,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Application, Refusal};
-use crate::spec::{Move, Setup, Spec, Stable, View};
-use crate::topology::{ChannelId, ProcessId, Topology};
+use super::spec::{Move, Setup, Spec, Stable, View};
+use crate::protocol::{Application, Refusal};
+use crate::protocol::{ChannelId, ProcessId, Topology};
 
 /// A house of the orders application.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

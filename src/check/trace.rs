@@ -10,8 +10,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::{Application, Effect, Message, SnapshotId};
-use crate::topology::{ChannelId, Initiators, ProcessId, Topology};
+use crate::protocol::{Application, Effect, Message, SnapshotId};
+use crate::protocol::{ChannelId, Initiators, ProcessId, Topology};
 
 /// Identifies one application message of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -441,7 +441,7 @@ impl Tracer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::{Bank, Jars, Sale};
+    use crate::apps::bank::{Bank, Jars, Sale};
 
     fn ev(p: u16, kind: EventKind<Jars, Sale>) -> Event<Bank> {
         Event { process: ProcessId(p), kind, state: Some(Bank::new(0)) }

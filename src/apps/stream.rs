@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Application, Refusal};
-use crate::spec::{Move, Setup, Spec};
-use crate::topology::{ProcessId, Topology};
+use crate::apps::spec::{Move, Setup, Spec};
+use crate::protocol::{Application, Refusal};
+use crate::protocol::{ProcessId, Topology};
 
 /// Items a backlog holds; the most tokens (items) a run may have in all.
 pub const BACKLOG: usize = 8;
@@ -161,7 +161,7 @@ impl Spec for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::quiet_outcomes;
+    use crate::apps::spec::quiet_outcomes;
 
     #[test]
     fn items_go_round_a_ring_back_to_their_source() {

@@ -3,11 +3,11 @@
 //! stable predicates to test with the stable-property rule.
 //!
 //! The model checker, the simulator and the loom/shuttle scenarios are generic over [`Spec`];
-//! the bank ([`crate::bank`]) and the orders ([`crate::orders`]) are two implementations, plugged
+//! the bank ([`crate::apps::bank`]) and the orders ([`crate::apps::orders`]) are two implementations, plugged
 //! in at the edges (the command line, the examples, the tests).
 
-use crate::core::Application;
-use crate::topology::{ChannelId, ProcessId, Topology};
+use crate::protocol::Application;
+use crate::protocol::{ChannelId, ProcessId, Topology};
 
 /// One thing a process may do next on its own initiative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -28,10 +28,10 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::core::{Application, Refusal, SnapshotId};
-use crate::snapshot::{GlobalSnapshot, GlobalState};
-use crate::topology::{ChannelId, ProcessId, Topology};
-use crate::trace::{EventKind, MsgId, Trace, TraceError};
+use super::trace::{EventKind, MsgId, Trace, TraceError};
+use crate::protocol::{Application, Refusal, SnapshotId};
+use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{GlobalSnapshot, GlobalState};
 
 /// Points at one event of a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

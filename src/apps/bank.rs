@@ -8,11 +8,10 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::{Application, Refusal};
-use crate::runtime::{Outbox, Service};
-use crate::snapshot::Tokens;
-use crate::spec::{accounted, Move, Setup, Spec, Stable, StepKind, View};
-use crate::topology::{ProcessId, Topology};
+use crate::apps::spec::{accounted, Move, Setup, Spec, Stable, StepKind, View};
+use crate::protocol::Tokens;
+use crate::protocol::{Application, Refusal};
+use crate::protocol::{ProcessId, Topology};
 
 /// A house: jars in stock, and jars sold to its port town so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -205,51 +204,6 @@ impl Tokens for Jars {
     }
 }
 
-/// A command to a house in the threaded runtime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BankCommand {
-    /// Send a cart of `amount` jars to neighbour `to`.
-    Transfer {
-        /// The neighbour.
-        to: ProcessId,
-        /// Jars in the cart.
-        amount: u32,
-    },
-    /// Sell `amount` jars to the port town.
-    Sell {
-        /// Jars sold.
-        amount: u32,
-    },
-}
-
-impl Service for Bank {
-    type Command = BankCommand;
-    type Rejection = BankError;
-
-    /// Checks the command against the house as it is and queues its steps; the core applies
-    /// them (the debit of a transfer, the sale), so every change of a house is a traced step.
-    fn on_command(&self, cmd: BankCommand, out: &mut Outbox<'_, Jars, Sale>) -> Result<(), BankError> {
-        let amount = match cmd {
-            BankCommand::Transfer { amount, .. } | BankCommand::Sell { amount } => amount,
-        };
-        if amount == 0 {
-            return Err(BankError::Empty);
-        }
-        if amount > self.jars {
-            return Err(BankError::NotEnoughJars { have: self.jars, want: amount });
-        }
-        match cmd {
-            BankCommand::Transfer { to, amount } => {
-                out.send(to, Jars(amount)).map_err(|_| BankError::NotANeighbour { to })
-            }
-            BankCommand::Sell { amount } => {
-                out.internal(Sale(amount));
-                Ok(())
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_stable_predicates_of_the_bank() {
-        use crate::spec::{stable_predicates, terminated, TERMINATED};
+        use crate::apps::spec::{stable_predicates, terminated, TERMINATED};
         let t = Topology::ring(2).unwrap();
         let names: Vec<&str> = stable_predicates::<Bank>().iter().map(|p| p.name).collect();
         assert_eq!(names, [TERMINATED, DEFICIT, EXHAUSTED]);
@@ -306,7 +260,7 @@ mod tests {
 
     #[test]
     fn what_partial_order_reduction_may_assume_of_the_bank() {
-        use crate::spec::{StepKind, TERMINATED};
+        use crate::apps::spec::{StepKind, TERMINATED};
         let t = Topology::ring(2).unwrap();
         let setups = [Setup { internal: false }, Setup { internal: true }];
         let moves_of = |b: &Bank, setup: &Setup| {

@@ -4,8 +4,9 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use crate::core::{Application, SnapshotId};
-use crate::topology::{ChannelId, ProcessId, Topology};
+use super::application::Application;
+use super::message::SnapshotId;
+use super::topology::{ChannelId, ProcessId, Topology};
 
 /// One process's part of a snapshot: its recorded state and the record of every incoming channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,7 +212,7 @@ impl<A: Application> Assembler<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::{Bank, Jars};
+    use crate::apps::bank::{Bank, Jars};
 
     fn local(t: &Topology, p: u16, jars: u32, rec: Vec<Vec<u32>>) -> LocalSnapshot<Bank> {
         let channels =

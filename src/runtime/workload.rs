@@ -7,13 +7,15 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use thiserror::Error;
 
-use crate::bank::{Bank, BankCommand};
-use crate::core::SnapshotId;
+use super::bank::BankCommand;
+use super::cluster::Cluster;
+use super::outcome::{Options, RuntimeError};
+use crate::apps::bank::Bank;
+use crate::check::{verify, VerifyError};
 use crate::formats::jsonl::WriteError;
-use crate::runtime::{Cluster, Options, RuntimeError};
-use crate::topology::{ProcessId, Topology};
-use crate::variant::Variant;
-use crate::verify::{verify, VerifyError};
+use crate::protocol::SnapshotId;
+use crate::protocol::Variant;
+use crate::protocol::{ProcessId, Topology};
 
 /// What to run.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::algorithm::Algorithm;
+use super::algorithm::Algorithm;
 
 /// A fault injected into the marker rules (core variants) or the channels (channel variants).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -8,9 +8,9 @@
 use smallvec::SmallVec;
 use thiserror::Error;
 
-use crate::core::SnapshotId;
-use crate::topology::ProcessId;
-use crate::variant::Variant;
+use super::message::SnapshotId;
+use super::topology::ProcessId;
+use super::variant::Variant;
 
 /// One pending checkpoint: its id and which processes have acknowledged it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -1,0 +1,173 @@
+//! Small collections sized for a model checker that clones process states millions of times:
+//! a list that is almost always empty, a set of small indices, a set of snapshot ids.
+
+use smallvec::SmallVec;
+
+/// A list that is almost always empty: one pointer wide, on the heap only when used (and
+/// `None` again when emptied, so equal lists are equal values).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[allow(clippy::box_collection)] // one word in every process state, instead of a Vec's three
+pub(crate) struct Rare<T>(Option<Box<Vec<T>>>);
+
+impl<T> Default for Rare<T> {
+    fn default() -> Self {
+        Rare(None)
+    }
+}
+
+impl<T> Rare<T> {
+    pub(crate) fn as_slice(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    pub(crate) fn vec_mut(&mut self) -> &mut Vec<T> {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    pub(crate) fn take(&mut self) -> Vec<T> {
+        self.0.take().map(|b| *b).unwrap_or_default()
+    }
+
+    /// Removes the item at `at` (`None` when there is none), emptying to `None`.
+    pub(crate) fn remove(&mut self, at: usize) -> Option<T> {
+        let list = self.0.as_mut().filter(|l| at < l.len())?;
+        let item = list.remove(at);
+        if list.is_empty() {
+            self.0 = None;
+        }
+        Some(item)
+    }
+}
+
+/// A set of small indices: one word inline, more on the heap only when needed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Bits {
+    pub(crate) low: u64,
+    pub(crate) high: Rare<u64>,
+}
+
+impl Bits {
+    pub(crate) fn get(&self, i: usize) -> bool {
+        match i {
+            0..64 => self.low & (1 << i) != 0,
+            _ => self.high.as_slice().get(i / 64 - 1).is_some_and(|w| w & (1 << (i % 64)) != 0),
+        }
+    }
+
+    pub(crate) fn set(&mut self, i: usize) {
+        if i < 64 {
+            self.low |= 1 << i;
+        } else {
+            let w = i / 64 - 1;
+            let high = self.high.vec_mut();
+            if high.len() <= w {
+                high.resize(w + 1, 0);
+            }
+            high[w] |= 1 << (i % 64);
+        }
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        (self.low.count_ones() + self.high.as_slice().iter().map(|w| w.count_ones()).sum::<u32>()) as usize
+    }
+}
+
+/// Clones a short list by pushing (cheaper than the generic `collect` for 0–2 items, and a
+/// model checker clones these millions of times).
+pub(crate) fn clone_small<A: smallvec::Array>(v: &SmallVec<A>) -> SmallVec<A>
+where
+    A::Item: Clone,
+{
+    let mut out = SmallVec::new();
+    for x in v {
+        out.push(x.clone());
+    }
+    out
+}
+
+/// Ids of snapshots completed and taken, as sorted disjoint inclusive ranges `(first, last)`
+/// (compact when snapshots complete in order; empty, and free to clone, in a model that never
+/// takes them). Inclusive, so that every id up to `u32::MAX` fits.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct IdSet(Rare<(u32, u32)>);
+
+impl IdSet {
+    pub(crate) fn contains(&self, id: u32) -> bool {
+        self.0.as_slice().iter().any(|&(a, b)| a <= id && id <= b)
+    }
+
+    pub(crate) fn insert(&mut self, id: u32) {
+        if self.contains(id) {
+            return;
+        }
+        let ranges = self.0.vec_mut();
+        let pos = ranges.iter().position(|&(a, _)| a > id).unwrap_or(ranges.len());
+        ranges.insert(pos, (id, id));
+        // Merge with the neighbours it touches.
+        if pos + 1 < ranges.len() && u64::from(ranges[pos].1) + 1 == u64::from(ranges[pos + 1].0) {
+            ranges[pos].1 = ranges[pos + 1].1;
+            ranges.remove(pos + 1);
+        }
+        if pos > 0 && u64::from(ranges[pos - 1].1) + 1 == u64::from(ranges[pos].0) {
+            ranges[pos - 1].1 = ranges[pos].1;
+            ranges.remove(pos);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idset_merges_ranges() {
+        let mut s = IdSet::default();
+        for id in [3, 1, 0, 2, 7, 5, 6] {
+            s.insert(id);
+        }
+        assert_eq!(s.0.as_slice(), &[(0, 3), (5, 7)]);
+        assert!(s.contains(6) && !s.contains(4) && !s.contains(8));
+        s.insert(4);
+        assert_eq!(s.0.as_slice(), &[(0, 7)]);
+        s.insert(9);
+        assert_eq!(s.0.as_slice(), &[(0, 7), (9, 9)]);
+    }
+
+    #[test]
+    fn idset_holds_the_largest_id() {
+        let mut s = IdSet::default();
+        s.insert(u32::MAX);
+        assert!(s.contains(u32::MAX) && !s.contains(u32::MAX - 1));
+        s.insert(u32::MAX - 1);
+        assert_eq!(s.0.as_slice(), &[(u32::MAX - 1, u32::MAX)]);
+    }
+
+    #[test]
+    fn a_rare_list_removes_only_what_it_holds() {
+        let mut r: Rare<u8> = Rare::default();
+        assert_eq!(r.remove(0), None);
+        r.vec_mut().extend([1, 2]);
+        assert_eq!(r.remove(2), None);
+        assert_eq!(r.remove(1), Some(2));
+        assert_eq!(r.remove(1), None);
+        assert_eq!(r.remove(0), Some(1));
+        assert!(r.as_slice().is_empty());
+    }
+
+    #[test]
+    fn bits_beyond_the_inline_word() {
+        let mut b = Bits::default();
+        let set = [0usize, 63, 64, 65, 130, 200];
+        for i in set {
+            b.set(i);
+        }
+        b.set(130);
+        for i in 0..260 {
+            assert_eq!(b.get(i), set.contains(&i), "bit {i}");
+        }
+        assert_eq!(b.count(), set.len());
+        let mut only_high = Bits::default();
+        only_high.set(64);
+        assert!(!only_high.get(0) && only_high.get(64) && only_high.count() == 1);
+    }
+}

@@ -1,0 +1,804 @@
+//! The marker rules as a pure state machine: no threads, no channels, no clocks.
+//!
+//! A [`Process`] holds one process's application state and its part of every snapshot in
+//! flight. Drivers (the model, the threaded runtime, the simulator) feed it events — an
+//! application send, a message arriving on an incoming channel, the start of a snapshot — and
+//! carry out the [`Effect`]s it returns, in order.
+//!
+//! The sending rule is enforced here: recording and sending the markers happen in the same call,
+//! and effects are ordered, so no application message can leave on a channel between a
+//! process's recording and that snapshot's marker.
+
+use std::hash::Hash;
+
+use smallvec::SmallVec;
+use thiserror::Error;
+
+use super::algorithm::Algorithm;
+use super::application::{Application, Refusal};
+use super::collections::{clone_small, Bits, IdSet, Rare};
+use super::message::{Effect, Message, SnapshotId};
+use super::records::Slot;
+use super::snapshot::LocalSnapshot;
+use super::topology::{ChannelId, ProcessId, Topology};
+use super::variant::Variant;
+
+/// A step the core refuses. The process state is unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CoreError {
+    /// A message arrived on a channel that is not incoming at this process.
+    #[error("process {process}: channel {} is not an incoming channel", channel.0)]
+    NotIncoming {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// An application send on a channel that is not outgoing at this process.
+    #[error("process {process}: channel {} is not an outgoing channel", channel.0)]
+    NotOutgoing {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A marker or initiation for a snapshot this process has already completed.
+    #[error("process {process}: snapshot {snapshot} is already complete here")]
+    SnapshotCompleted {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// A second marker for the same snapshot on the same channel.
+    #[error("process {process}: second marker of snapshot {snapshot} on channel {}", channel.0)]
+    DuplicateMarker {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// An initiation at a process that has already recorded for this snapshot (a second
+    /// initiation, or one after a marker of the same id arrived).
+    #[error("process {process}: snapshot {snapshot} is already recorded here")]
+    AlreadyRecorded {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// A query for a snapshot this process does not hold.
+    #[error("process {process}: unknown snapshot {snapshot}")]
+    UnknownSnapshot {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+    /// The application refused a send or an internal step.
+    #[error("process {process}: the application refused the step: {reason}")]
+    Refused {
+        /// The process.
+        process: ProcessId,
+        /// Why.
+        reason: Refusal,
+    },
+    /// An application message taken from an input that aligned barriers block.
+    #[error("process {process}: channel {} is blocked until the barriers align", channel.0)]
+    Blocked {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A transmission from an output buffer that is empty.
+    #[error("process {process}: nothing is buffered for channel {}", channel.0)]
+    NothingBuffered {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+    },
+    /// A barrier that overtook data, in an algorithm whose barriers never overtake.
+    #[error("process {process}: a barrier overtook data on channel {}, but {algorithm} barriers never overtake", channel.0)]
+    Overtaking {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+        /// The algorithm the process runs.
+        algorithm: Algorithm,
+    },
+    /// A cancellation barrier, or a decline, in an algorithm that has no cancellation.
+    #[error("process {process}: {algorithm} has no cancellation barriers")]
+    NoCancellation {
+        /// The process.
+        process: ProcessId,
+        /// The algorithm the process runs.
+        algorithm: Algorithm,
+    },
+    /// A local snapshot was taken before it was complete.
+    #[error("process {process}: snapshot {snapshot} is not complete yet")]
+    Incomplete {
+        /// The process.
+        process: ProcessId,
+        /// The snapshot.
+        snapshot: SnapshotId,
+    },
+}
+
+/// One process: its application and its part of every snapshot it has seen.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Process<A: Application> {
+    id: ProcessId,
+    variant: Variant,
+    app: A,
+    slots: SmallVec<[Slot<A>; 1]>,
+    taken: IdSet,
+    /// `send-before-marker` only: snapshots whose markers wait for the next step.
+    held: Rare<SnapshotId>,
+    /// `stale-state` only: the application state before the latest receipt.
+    stale: Option<Box<A>>,
+    algorithm: Algorithm,
+    /// Aligned barriers: incoming channel numbers that are back edges (never waited for).
+    back: Bits,
+    /// Unaligned barriers: the output buffers (outgoing channel number, message), oldest first.
+    out: Rare<(u32, A::Msg)>,
+    /// Barrier algorithms: one more than the newest checkpoint id this process has started,
+    /// cancelled or seen a barrier of (0: none). Older barriers are obsolete.
+    newest: u32,
+}
+
+impl<A: Application> Clone for Process<A> {
+    fn clone(&self) -> Self {
+        Process {
+            id: self.id,
+            variant: self.variant,
+            app: self.app.clone(),
+            slots: clone_small(&self.slots),
+            taken: self.taken.clone(),
+            held: self.held.clone(),
+            stale: self.stale.clone(),
+            algorithm: self.algorithm,
+            back: self.back.clone(),
+            out: self.out.clone(),
+            newest: self.newest,
+        }
+    }
+}
+
+impl<A: Application> Process<A> {
+    /// A process running the correct algorithm.
+    pub fn new(id: ProcessId, app: A) -> Self {
+        Self::with_variant(id, app, Variant::None)
+    }
+
+    /// A process running a fault variant (channel faults leave the core unchanged).
+    pub fn with_variant(id: ProcessId, app: A, variant: Variant) -> Self {
+        Process {
+            id,
+            variant,
+            app,
+            slots: SmallVec::new(),
+            taken: IdSet::default(),
+            held: Rare::default(),
+            stale: None,
+            algorithm: Algorithm::ChandyLamport,
+            back: Bits::default(),
+            out: Rare::default(),
+            newest: 0,
+        }
+    }
+
+    /// The same process following `algorithm`'s rules. `roots` are where snapshots start: the
+    /// aligned mode's back edges are those of [`Topology::back_edges`] from them.
+    pub fn with_algorithm(mut self, topology: &Topology, algorithm: Algorithm, roots: &[ProcessId]) -> Self {
+        self.algorithm = algorithm;
+        self.back = Bits::default();
+        if algorithm == Algorithm::Aligned {
+            let back = topology.back_edges(roots);
+            for (i, c) in topology.incoming(self.id).iter().enumerate() {
+                if back[c.index()] {
+                    self.back.set(i);
+                }
+            }
+        }
+        self
+    }
+
+    /// The marker rules it follows.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Whether incoming `channel` is blocked: aligned barriers, its barrier arrived and this
+    /// process has not recorded yet. A driver takes nothing from a blocked channel (the core
+    /// refuses an application message from it).
+    pub fn is_blocked(&self, topology: &Topology, channel: ChannelId) -> bool {
+        self.incoming_index(topology, channel).is_ok_and(|i| self.blocked(i))
+    }
+
+    fn blocked(&self, i: usize) -> bool {
+        self.algorithm == Algorithm::Aligned
+            && self.variant != Variant::ProcessAfterBarrier
+            && !self.back.get(i)
+            && self.slots.iter().any(|s| s.state.is_none() && s.closed.get(i))
+    }
+
+    /// Whether slot `i` may record: aligned barriers wait until every input that is not a back
+    /// edge has delivered its barrier.
+    fn aligned(&self, topology: &Topology, i: usize) -> bool {
+        self.algorithm != Algorithm::Aligned
+            || (0..topology.incoming(self.id).len()).all(|j| self.back.get(j) || self.slots[i].closed.get(j))
+    }
+
+    /// Unaligned barriers: the messages waiting in the output buffer of `channel`, oldest
+    /// first (empty in the other algorithms, which send at once).
+    pub fn buffered(&self, topology: &Topology, channel: ChannelId) -> impl Iterator<Item = &A::Msg> + '_ {
+        let j = self.outgoing_index(topology, channel).map_or(u32::MAX, |j| j as u32);
+        self.out.as_slice().iter().filter(move |(c, _)| *c == j).map(|(_, m)| m)
+    }
+
+    /// Unaligned barriers: every message waiting in an output buffer, whatever its channel.
+    pub fn buffered_all(&self) -> impl Iterator<Item = &A::Msg> + '_ {
+        self.out.as_slice().iter().map(|(_, m)| m)
+    }
+
+    /// Unaligned barriers: the oldest message buffered for `channel` leaves on it.
+    pub fn transmit(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let j = self.outgoing_index(topology, channel)? as u32;
+        let at = self.out.as_slice().iter().position(|(c, _)| *c == j);
+        let (_, msg) =
+            at.and_then(|at| self.out.remove(at)).ok_or(CoreError::NothingBuffered { process: self.id, channel })?;
+        out.push(Effect::Send { channel, message: Message::App(msg) });
+        Ok(())
+    }
+
+    /// This process's id.
+    pub fn id(&self) -> ProcessId {
+        self.id
+    }
+
+    /// The fault variant it runs.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The application.
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// Snapshots held here: in flight, or complete and not yet taken.
+    pub fn slots(&self) -> &[Slot<A>] {
+        &self.slots
+    }
+
+    /// This process's part of `snapshot`, if it holds one.
+    pub fn slot(&self, snapshot: SnapshotId) -> Option<&Slot<A>> {
+        self.slots.iter().find(|s| s.id == snapshot)
+    }
+
+    /// Whether this process has recorded its state for `snapshot` (taken snapshots count).
+    pub fn has_recorded(&self, snapshot: SnapshotId) -> bool {
+        self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(|s| s.state.is_some())
+    }
+
+    /// Whether this process's part of `snapshot` is complete (taken snapshots count).
+    pub fn is_complete(&self, snapshot: SnapshotId) -> bool {
+        self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(Slot::is_complete)
+    }
+
+    fn incoming_index(&self, topology: &Topology, channel: ChannelId) -> Result<usize, CoreError> {
+        topology
+            .incoming(self.id)
+            .iter()
+            .position(|&c| c == channel)
+            .ok_or(CoreError::NotIncoming { process: self.id, channel })
+    }
+
+    fn outgoing_index(&self, topology: &Topology, channel: ChannelId) -> Result<usize, CoreError> {
+        topology
+            .outgoing(self.id)
+            .iter()
+            .position(|&c| c == channel)
+            .ok_or(CoreError::NotOutgoing { process: self.id, channel })
+    }
+
+    fn slot_index(&self, snapshot: SnapshotId) -> Option<usize> {
+        self.slots.iter().position(|s| s.id == snapshot)
+    }
+
+    /// An application send of `msg` on `channel`: the application's side of the send
+    /// ([`Application::on_send`], e.g. a debit) happens here, then the message leaves.
+    pub fn send(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        msg: A::Msg,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let j = self.outgoing_index(topology, channel)?;
+        let to = topology.channel(channel).to;
+        self.app.on_send(to, &msg).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
+        if self.algorithm == Algorithm::Unaligned {
+            // Into the output buffer; `transmit` puts it on the wire.
+            self.out.vec_mut().push((j as u32, msg));
+        } else {
+            out.push(Effect::Send { channel, message: Message::App(msg) });
+        }
+        // send-before-marker: the held markers leave only now, behind the message.
+        self.release_markers(topology, out);
+        Ok(())
+    }
+
+    /// An internal step of the application: no message, but its state changes.
+    pub fn internal(
+        &mut self,
+        topology: &Topology,
+        step: &A::Step,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        self.app.on_internal(step).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
+        self.release_markers(topology, out);
+        Ok(())
+    }
+
+    /// Whether this process holds back work that [`Process::flush`] would do now. Only the
+    /// `send-before-marker` and `late-record` faults defer anything; a driver flushes a process
+    /// when it is idle, so that deferred markers and recordings still happen.
+    pub fn has_deferred(&self) -> bool {
+        !self.held.as_slice().is_empty()
+            || (self.variant == Variant::LateRecord && self.slots.iter().any(|s| s.state.is_none()))
+    }
+
+    /// The process is idle: deferred markers leave and deferred recordings happen.
+    pub fn flush(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        self.release_markers(topology, out);
+        self.record_pending(topology, out);
+    }
+
+    /// `send-before-marker`: markers held back since recording leave now.
+    fn release_markers(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        for snapshot in self.held.take() {
+            self.send_markers(topology, snapshot, out);
+        }
+    }
+
+    /// `late-record`: recordings held back since a first marker happen now.
+    fn record_pending(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        if self.variant != Variant::LateRecord {
+            return;
+        }
+        while let Some(i) = self.slots.iter().position(|s| s.state.is_none()) {
+            self.record(topology, i, false, out);
+        }
+    }
+
+    /// Starts `snapshot` here: records the local state and sends the markers. In the barrier
+    /// algorithms this is the coordinator's trigger, handled as a source handles it.
+    pub fn initiate(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        if self.algorithm != Algorithm::ChandyLamport {
+            // A trigger: one for a checkpoint already started here changes nothing; one older
+            // than the newest seen here is declined; a newer one subsumes the one in progress.
+            let (n, newest) = (u64::from(snapshot.0) + 1, u64::from(self.newest));
+            if n < newest {
+                out.push(Effect::Aborted { snapshot });
+            }
+            if n <= newest {
+                return Ok(());
+            }
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
+        if self.taken.contains(snapshot.0) {
+            return Err(CoreError::SnapshotCompleted { process: self.id, snapshot });
+        }
+        let i = match self.slot_index(snapshot) {
+            Some(i) if self.slots[i].state.is_some() => {
+                return Err(CoreError::AlreadyRecorded { process: self.id, snapshot })
+            }
+            // late-record: a held-back recording happens now.
+            Some(i) => i,
+            None => self.new_slot(topology, snapshot),
+        };
+        self.release_markers(topology, out);
+        self.record(topology, i, true, out);
+        Ok(())
+    }
+
+    /// A message (application or marker) arriving on incoming `channel`.
+    pub fn receive(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        message: Message<A::Msg>,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        self.receive_overtaking(topology, channel, message, &[], out)
+    }
+
+    /// Unaligned barriers: `message` (a barrier) taken from incoming `channel` ahead of
+    /// `overtaken`, the data queued before it, which stays queued and arrives later. The
+    /// overtaken data is recorded as that channel's state. With nothing overtaken this is
+    /// [`Process::receive`]; the other algorithms refuse overtaking.
+    pub fn receive_overtaking(
+        &mut self,
+        topology: &Topology,
+        channel: ChannelId,
+        message: Message<A::Msg>,
+        overtaken: &[A::Msg],
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        let idx = self.incoming_index(topology, channel)?;
+        if !overtaken.is_empty() && (self.algorithm != Algorithm::Unaligned || !matches!(message, Message::Marker(_))) {
+            return Err(CoreError::Overtaking { process: self.id, channel, algorithm: self.algorithm });
+        }
+        if matches!(message, Message::Cancel(_)) && self.algorithm == Algorithm::ChandyLamport {
+            return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
+        }
+        if matches!(message, Message::App(_)) && self.blocked(idx) {
+            return Err(CoreError::Blocked { process: self.id, channel });
+        }
+        self.release_markers(topology, out);
+        // late-record: recordings held back by an earlier marker happen after this message.
+        let pending: SmallVec<[SnapshotId; 1]> = if self.variant == Variant::LateRecord {
+            self.slots.iter().filter(|s| s.state.is_none()).map(|s| s.id).collect()
+        } else {
+            SmallVec::new()
+        };
+        match message {
+            Message::App(msg) => {
+                let from = topology.channel(channel).from;
+                if self.variant == Variant::StaleState {
+                    self.stale = Some(Box::new(self.app.clone()));
+                }
+                self.app.on_message(from, &msg);
+                let variant = self.variant;
+                // aligned-cycle-no-backedge: back edges are neither waited for nor logged.
+                let unlogged = variant == Variant::AlignedCycleNoBackedge && self.back.get(idx);
+                for slot in self.slots.iter_mut() {
+                    if slot.records_on(idx, variant) && !unlogged {
+                        slot.push(idx, msg.clone(), variant == Variant::RecordsReversed);
+                    }
+                }
+            }
+            Message::Marker(snapshot) if self.algorithm == Algorithm::ChandyLamport => {
+                self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?
+            }
+            Message::Marker(snapshot) => {
+                if let Some(counts_for) = self.barrier_for(idx, snapshot, out) {
+                    self.receive_marker(topology, idx, channel, counts_for, overtaken, out)?
+                }
+            }
+            Message::Cancel(snapshot) => self.cancel(topology, snapshot, out),
+        }
+        for snapshot in pending {
+            if let Some(i) = self.slot_index(snapshot).filter(|&i| self.slots[i].state.is_none()) {
+                self.record(topology, i, false, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Barrier algorithms: the checkpoint a barrier of `snapshot` arriving on incoming channel
+    /// number `idx` counts for, or `None` when it is obsolete (older than the newest checkpoint
+    /// seen here, or of one given up here) and ignored. A newer barrier subsumes the checkpoint in
+    /// progress here.
+    fn barrier_for(&mut self, idx: usize, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) -> Option<SnapshotId> {
+        let n = u64::from(snapshot.0) + 1;
+        let newest = u64::from(self.newest);
+        let given_up = n == newest && self.slot_index(snapshot).is_none() && !self.taken.contains(snapshot.0);
+        if n < newest || given_up {
+            // mixed-barriers-after-decline (FLINK-21104): the obsolete barrier is taken for the
+            // barrier of the checkpoint in progress on this channel.
+            if self.variant == Variant::MixedBarriersAfterDecline {
+                return self.slots.iter().find(|s| !s.is_complete() && !s.closed.get(idx)).map(|s| s.id);
+            }
+            return None;
+        }
+        if n > newest {
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
+        // mixed-barriers-after-decline: the genuine barrier that comes later on that channel is
+        // taken for a duplicate and dropped.
+        let seen = self.taken.contains(snapshot.0) || self.slot(snapshot).is_some_and(|s| s.closed.get(idx));
+        if self.variant == Variant::MixedBarriersAfterDecline && seen {
+            return None;
+        }
+        Some(snapshot)
+    }
+
+    /// Barrier algorithms: gives up every checkpoint in progress here (not yet complete).
+    fn abort_in_progress(&mut self, out: &mut Vec<Effect<A::Msg>>) {
+        while let Some(i) = self.slots.iter().position(|s| !s.is_complete()) {
+            let slot = self.slots.remove(i);
+            out.push(Effect::Aborted { snapshot: slot.id });
+        }
+    }
+
+    /// Barrier algorithms: a cancellation barrier of `snapshot`. Obsolete ones, and those of a
+    /// checkpoint complete or given up here, are ignored; otherwise the checkpoint is given up
+    /// (with any older one in progress) and the cancellation goes on downstream.
+    fn cancel(&mut self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        let n = u64::from(snapshot.0) + 1;
+        let newest = u64::from(self.newest);
+        if n < newest {
+            return;
+        }
+        if n == newest {
+            match self.slot_index(snapshot) {
+                Some(i) if !self.slots[i].is_complete() => {
+                    self.slots.remove(i);
+                }
+                _ => return,
+            }
+        } else {
+            self.abort_in_progress(out);
+            self.newest = snapshot.0 + 1;
+        }
+        out.push(Effect::Aborted { snapshot });
+        self.send_cancels(topology, snapshot, out);
+    }
+
+    fn send_cancels(&self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        for &channel in topology.outgoing(self.id) {
+            out.push(Effect::Send { channel, message: Message::Cancel(snapshot) });
+        }
+    }
+
+    /// Barrier algorithms: this process declines `snapshot` (e.g. its state could not be
+    /// written): it gives up its part, complete or not, and sends cancellation barriers on
+    /// every outgoing channel. Refused for a snapshot it holds no part of.
+    pub fn decline(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        if self.algorithm == Algorithm::ChandyLamport {
+            return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
+        }
+        let i = self.slot_index(snapshot).ok_or(CoreError::UnknownSnapshot { process: self.id, snapshot })?;
+        self.slots.remove(i);
+        out.push(Effect::Aborted { snapshot });
+        if self.variant != Variant::NoCancellationBarriers {
+            self.send_cancels(topology, snapshot, out);
+        }
+        Ok(())
+    }
+
+    fn receive_marker(
+        &mut self,
+        topology: &Topology,
+        idx: usize,
+        channel: ChannelId,
+        snapshot: SnapshotId,
+        overtaken: &[A::Msg],
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Result<(), CoreError> {
+        // swap-record: a marker of a snapshot recorded here closes another snapshot's open
+        // record of this channel (and that one's marker, later, closes this one's).
+        if self.variant == Variant::SwapRecord && self.has_recorded(snapshot) {
+            let other = self.slots.iter().position(|s| s.id != snapshot && s.state.is_some() && !s.closed.get(idx));
+            if let Some(j) = other {
+                self.close(j, idx, channel, out);
+                return Ok(());
+            }
+        }
+        let tolerant = self.variant == Variant::CloseAllOnFirstMarker;
+        if self.taken.contains(snapshot.0) {
+            return if tolerant { Ok(()) } else { Err(CoreError::SnapshotCompleted { process: self.id, snapshot }) };
+        }
+        let Some(i) = self.slot_index(snapshot) else {
+            // Receiving rule, first marker: record, this channel's record is empty (unaligned:
+            // the data the barrier overtook) and closed, then follow the sending rule. Aligned
+            // barriers record only once every input that is not a back edge has its barrier.
+            let i = self.new_slot(topology, snapshot);
+            for msg in overtaken {
+                self.slots[i].push(idx, msg.clone(), false);
+            }
+            self.slots[i].closed.set(idx);
+            out.push(Effect::Closed { snapshot, channel });
+            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
+                self.record(topology, i, false, out);
+            }
+            return Ok(());
+        };
+        if self.slots[i].closed.get(idx) {
+            return if tolerant {
+                Ok(())
+            } else {
+                Err(CoreError::DuplicateMarker { process: self.id, snapshot, channel })
+            };
+        }
+        if self.slots[i].state.is_none() {
+            // Aligning (or late-record, still holding back): the record of this channel is
+            // empty too; aligned barriers record once the last one they wait for is in.
+            self.slots[i].closed.set(idx);
+            out.push(Effect::Closed { snapshot, channel });
+            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
+                self.record(topology, i, false, out);
+            }
+            return Ok(());
+        }
+        let variant = self.variant;
+        for msg in overtaken {
+            if self.slots[i].records_on(idx, variant) {
+                self.slots[i].push(idx, msg.clone(), false);
+            }
+        }
+        // Receiving rule, already recorded: close this channel's record.
+        if tolerant {
+            let slot = &mut self.slots[i];
+            for (j, &c) in topology.incoming(self.id).iter().enumerate() {
+                if !slot.closed.get(j) {
+                    slot.closed.set(j);
+                    out.push(Effect::Closed { snapshot, channel: c });
+                }
+            }
+            if slot.is_complete() {
+                out.push(Effect::Completed { snapshot });
+            }
+        } else {
+            self.close(i, idx, channel, out);
+        }
+        Ok(())
+    }
+
+    /// Closes the record of incoming channel number `idx` (`channel`) in slot `i`.
+    fn close(&mut self, i: usize, idx: usize, channel: ChannelId, out: &mut Vec<Effect<A::Msg>>) {
+        let variant = self.variant;
+        let slot = &mut self.slots[i];
+        if variant == Variant::RecordTwice {
+            let again: SmallVec<[A::Msg; 2]> = slot.record(idx).cloned().collect();
+            for msg in again {
+                slot.push(idx, msg, false);
+            }
+        }
+        slot.closed.set(idx);
+        out.push(Effect::Closed { snapshot: slot.id, channel });
+        if slot.is_complete() {
+            out.push(Effect::Completed { snapshot: slot.id });
+        }
+    }
+
+    fn new_slot(&mut self, topology: &Topology, snapshot: SnapshotId) -> usize {
+        self.slots.push(Slot::new(snapshot, topology.incoming(self.id).len()));
+        self.slots.len() - 1
+    }
+
+    /// Records the local state in slot `i` and follows the sending rule.
+    fn record(&mut self, topology: &Topology, i: usize, initiated: bool, out: &mut Vec<Effect<A::Msg>>) {
+        let snapshot = self.slots[i].id;
+        let state = match (&self.stale, self.variant) {
+            (Some(before), Variant::StaleState) => A::clone(before),
+            _ => self.app.clone(),
+        };
+        self.slots[i].state = Some(state);
+        if self.algorithm == Algorithm::Unaligned {
+            // The barriers overtake the output buffers: what they hold is channel state.
+            self.slots[i].output = self.out.clone();
+            if self.variant == Variant::WrongInflightChannels {
+                // Only the first outgoing channel is checked for in-flight data.
+                self.slots[i].output = Rare::default();
+                for &(j, ref m) in self.out.as_slice().iter().filter(|(j, _)| *j == 0) {
+                    self.slots[i].output.vec_mut().push((j, m.clone()));
+                }
+            }
+        }
+        out.push(Effect::Recorded { snapshot, initiated });
+        match self.variant {
+            Variant::NoMarkerForwarding if !initiated => {}
+            Variant::SendBeforeMarker => self.held.vec_mut().push(snapshot),
+            _ => self.send_markers(topology, snapshot, out),
+        }
+        if self.slots[i].is_complete() {
+            out.push(Effect::Completed { snapshot });
+        }
+    }
+
+    fn send_markers(&self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) {
+        let outgoing = topology.outgoing(self.id);
+        // skip-one-marker: no marker on the last outgoing channel.
+        let n = outgoing.len() - usize::from(self.variant == Variant::SkipOneMarker && !outgoing.is_empty());
+        let copies = if self.variant == Variant::DoubleMarker { 2 } else { 1 };
+        for &channel in &outgoing[..n] {
+            for _ in 0..copies {
+                out.push(Effect::Send { channel, message: Message::Marker(snapshot) });
+            }
+        }
+    }
+
+    /// The same process under another id, with its channel records reordered: the record at
+    /// position `i` is the old record at `order[i]`. Model checkers use it to map a state onto a
+    /// symmetric one (a permutation of processes that the topology allows).
+    pub fn relabeled(&self, id: ProcessId, order: &[usize]) -> Self {
+        self.relabeled_with(id, order, &|a: &A| a.clone(), &|m: &A::Msg| m.clone())
+    }
+
+    /// [`Process::relabeled`], also mapping every application value the process holds (its
+    /// state, recorded states, recorded messages) by `app` and `msg`: for applications whose
+    /// states or messages name processes. Chandy–Lamport only: the barrier algorithms' back
+    /// edges and output buffers are numbered by channel and are not reordered.
+    pub fn relabeled_with(
+        &self,
+        id: ProcessId,
+        order: &[usize],
+        app: &dyn Fn(&A) -> A,
+        msg: &dyn Fn(&A::Msg) -> A::Msg,
+    ) -> Self {
+        let mut p = self.clone();
+        p.app = app(&p.app);
+        p.stale = p.stale.map(|s| Box::new(app(&s)));
+        for slot in p.slots.iter_mut() {
+            slot.state = slot.state.as_ref().map(app);
+            for (_, m) in slot.recorded.iter_mut() {
+                *m = msg(m);
+            }
+        }
+        p.id = id;
+        if p.slots.is_empty() {
+            return p;
+        }
+        let mut new_index: SmallVec<[u32; 8]> = SmallVec::from_elem(0, order.len());
+        for (new, &old) in order.iter().enumerate() {
+            if let Some(slot) = new_index.get_mut(old) {
+                *slot = new as u32;
+            }
+        }
+        for slot in p.slots.iter_mut() {
+            let mut closed = Bits::default();
+            for (new, &old) in order.iter().enumerate() {
+                if slot.closed.get(old) {
+                    closed.set(new);
+                }
+            }
+            slot.closed = closed;
+            for (c, _) in slot.recorded.iter_mut() {
+                *c = new_index.get(*c as usize).copied().unwrap_or(*c);
+            }
+        }
+        p
+    }
+
+    /// Removes the completed local snapshot `snapshot` from this process and returns it; later
+    /// markers or initiations of that id are refused with [`CoreError::SnapshotCompleted`].
+    pub fn take_local_snapshot(
+        &mut self,
+        topology: &Topology,
+        snapshot: SnapshotId,
+    ) -> Result<LocalSnapshot<A>, CoreError> {
+        let i = self.slot_index(snapshot).ok_or(CoreError::UnknownSnapshot { process: self.id, snapshot })?;
+        if !self.slots[i].is_complete() {
+            return Err(CoreError::Incomplete { process: self.id, snapshot });
+        }
+        let slot = self.slots.remove(i);
+        self.taken.insert(snapshot.0);
+        let channels = topology.incoming(self.id).iter().copied().zip(slot.records()).collect();
+        let outputs = if self.algorithm == Algorithm::Unaligned {
+            let outgoing = topology.outgoing(self.id);
+            (0..outgoing.len()).map(|j| (outgoing[j], slot.output(j).cloned().collect())).collect()
+        } else {
+            Vec::new()
+        };
+        let state = slot.state.ok_or(CoreError::Incomplete { process: self.id, snapshot })?;
+        Ok(LocalSnapshot { snapshot, process: self.id, state, channels, outputs })
+    }
+}
+
+#[cfg(test)]
+mod tests;
