@@ -118,7 +118,7 @@ impl Application for Orders {
 }
 
 /// The first channel of a shortest path from `from` to `to`.
-pub fn route(topology: &Topology, from: ProcessId, to: ProcessId) -> Option<ChannelId> {
+pub(crate) fn route(topology: &Topology, from: ProcessId, to: ProcessId) -> Option<ChannelId> {
     if let Some(c) = topology.channel_between(from, to) {
         return Some(c);
     }

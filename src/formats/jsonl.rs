@@ -966,7 +966,7 @@ pub fn write_logs<A: LogApp>(
 }
 
 /// The lines of each process's log (by process index), as [`write_logs`] writes them.
-pub fn to_lines<A: LogApp>(
+pub(crate) fn to_lines<A: LogApp>(
     topology: &Topology,
     trace: &Trace<A>,
     snapshots: &[GlobalSnapshot<A>],

@@ -39,7 +39,7 @@ impl SnapBlock {
     }
 
     /// The recorded messages grouped by destination, each group in receive order as `(src, tokens)`.
-    pub fn messages_by_destination(&self) -> BTreeMap<&str, Vec<(&str, u64)>> {
+    pub(crate) fn messages_by_destination(&self) -> BTreeMap<&str, Vec<(&str, u64)>> {
         let mut by: BTreeMap<&str, Vec<(&str, u64)>> = BTreeMap::new();
         for m in &self.messages {
             by.entry(m.dst.as_str()).or_default().push((m.src.as_str(), m.tokens));

@@ -91,8 +91,8 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// A coordinator of `processes` processes, with at most `max_concurrent` (at least 1)
-    /// checkpoints pending; `variant` may be a coordinator fault
-    /// ([`Variant::is_coordinator_fault`]), other variants change nothing here.
+    /// checkpoints pending; `variant` may be one of the
+    /// coordinator faults (`trigger-stops-after-abort`, `no-subsumption`); other variants change nothing here.
     pub fn new(processes: usize, max_concurrent: usize, variant: Variant) -> Self {
         Coordinator {
             processes,

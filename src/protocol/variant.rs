@@ -211,7 +211,7 @@ impl Variant {
     }
 
     /// True for faults of the checkpoint coordinator rather than of the processes.
-    pub fn is_coordinator_fault(self) -> bool {
+    pub(crate) fn is_coordinator_fault(self) -> bool {
         matches!(self, Variant::TriggerStopsAfterAbort | Variant::NoSubsumption)
     }
 
