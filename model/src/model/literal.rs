@@ -10,10 +10,9 @@ use chandy_lamport::trace::{EventKind, MsgId, Trace};
 use chandy_lamport::verify::{check, Clause};
 use chandy_lamport::{Application, SnapshotId, Topology};
 
-use crate::model::ChandyLamport;
-use crate::properties::sound;
-use crate::stamp::Stamped;
-use crate::state::{Cart, House, Recorded, State};
+use super::stamp::Stamped;
+use super::state::{Cart, House, Recorded, State};
+use super::system::{sound, ChandyLamport};
 
 /// The verdicts on one completed snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
