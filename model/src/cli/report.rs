@@ -175,7 +175,7 @@ pub struct MergeInfo {
 }
 
 /// Sets the exit code, `ok` and the verdict line from the verdicts (and `shard`, `merged`).
-pub fn conclude(result: &mut CheckResult, opts: &CheckOptions) {
+pub(crate) fn conclude(result: &mut CheckResult, opts: &CheckOptions) {
     result.exit_code = exit_code(result);
     result.ok = result.exit_code == EXIT_OK;
     result.summary = summary(result, opts);

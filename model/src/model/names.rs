@@ -55,14 +55,14 @@ pub const NAMES: [&str; 16] = [
 ];
 
 /// The latch of "a snapshot detects P".
-pub const DETECTS: usize = NAMES.len();
+pub(crate) const DETECTS: usize = NAMES.len();
 /// The latch of "P comes true after a snapshot that saw none".
-pub const AFTER: usize = NAMES.len() + 1;
+pub(crate) const AFTER: usize = NAMES.len() + 1;
 
 /// Number of property kinds (latches).
 pub const KINDS: usize = NAMES.len() + 2;
 
 /// The latch of property `name` (its position in [`NAMES`]).
-pub fn index(name: &str) -> usize {
+pub(crate) fn index(name: &str) -> usize {
     NAMES.iter().position(|n| *n == name).unwrap_or(0)
 }

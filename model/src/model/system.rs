@@ -1,5 +1,6 @@
-//! The stateright model: houses running the library's core (`chandy_lamport::Process`, with an
-//! application inside: any [`Spec`]) joined by FIFO channels. Every marker rule is the core's; the model only chooses
+//! The model: houses running the library's core (`chandy_lamport::Process`, with an
+//! application inside: any [`Spec`]) joined by FIFO channels (its stateright face is
+//! `explorer::graph`). Every marker rule is the core's; the model only chooses
 //! which event happens next and carries out the effects the core returns. A step the core
 //! refuses is not dropped: it leads to a dead-end state marked refused, which fails the property
 //! "the core accepts every step the model offers".
