@@ -55,7 +55,7 @@ impl Spec for Gossip {
     const NAME: &'static str = "gossip";
 
     /// `p + tokens` fits a byte for every house of the model.
-    const MAX_TOKENS: u32 = u8::MAX as u32 - model::state::MAX_HOUSES as u32;
+    const MAX_TOKENS: u32 = u8::MAX as u32 - model::model::state::MAX_HOUSES as u32;
 
     /// House `p` starts knowing `p + tokens` (different values, so there is news to spread).
     fn initial(p: ProcessId, tokens: u32) -> Self {
@@ -113,6 +113,6 @@ fn main() -> ExitCode {
     };
     let result = check_gossip(variant);
     let mut out = std::io::stdout();
-    model::run::print_table(&result, &mut out).expect("stdout");
+    model::cli::report::print_table(&result, &mut out).expect("stdout");
     ExitCode::from(result.exit_code)
 }

@@ -1,20 +1,19 @@
 //! A stateright model of Chandy–Lamport snapshots that drives the library's own core
 //! (`chandy_lamport::Process`), its properties, and what the `model` command prints.
+//!
+//! The modules, lowest floor first (a module uses only its own floor's and lower ones):
+//! [`engine`] (a generic depth-first search over any stateright model), [`model`] (the model and
+//! its properties), [`reduce`] (partial-order and symmetry reduction), [`explorer`] (the state
+//! graph stateright walks, and the space-time diagram) and [`cli`] (the command).
 
-pub mod config;
+pub mod cli;
 pub mod engine;
-pub mod ghost;
-pub mod literal;
+pub mod explorer;
 pub mod model;
-pub mod por;
-pub mod properties;
-pub mod run;
-pub mod shard;
-pub mod stamp;
-pub mod state;
-pub mod svg;
-pub mod symmetry;
+pub mod reduce;
 
-pub use config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
-pub use model::{Action, ChandyLamport};
-pub use run::{check, CheckOptions, CheckResult, Strategy, Verdict};
+pub use cli::options::{CheckOptions, Strategy};
+pub use cli::report::{CheckResult, Verdict};
+pub use cli::run::check;
+pub use model::config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
+pub use model::system::{Action, ChandyLamport};

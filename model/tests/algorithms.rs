@@ -47,9 +47,9 @@ fn barrier_algorithms_keep_the_ledger_and_end_every_checkpoint_with_pinned_count
 /// Takes `action` in `state`, which must offer it.
 fn take(
     m: &ChandyLamport<Bank>,
-    state: &model::state::State<Bank>,
-    action: model::model::Act<Bank>,
-) -> model::state::State<Bank> {
+    state: &model::model::state::State<Bank>,
+    action: model::model::system::Act<Bank>,
+) -> model::model::state::State<Bank> {
     assert!(m.enabled(state).contains(&action), "{action:?} not enabled in {state:?}");
     let next = m.next_state(state, action).expect("a step");
     assert!(next.refused.is_none(), "{action:?} refused: {:?}", next.refused);

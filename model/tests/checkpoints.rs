@@ -7,8 +7,8 @@ mod common;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ProcessId, SnapshotId};
 use common::{bad_input, config, model};
-use model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE};
-use model::state::State;
+use model::model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE};
+use model::model::state::State;
 use model::{Action, ChandyLamport, Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
 use stateright::Model;
 
@@ -97,7 +97,7 @@ fn barrier_model(algorithm: Algorithm, topology: TopologySpec, snapshots: u8, c:
 }
 
 /// Takes `action` in `state`, which must offer it and not be refused.
-fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::Act<Bank>) -> State<Bank> {
+fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::system::Act<Bank>) -> State<Bank> {
     assert!(m.enabled(s).contains(&action), "{action:?} not enabled: {:?}", m.enabled(s));
     let next = m.next_state(s, action).expect("a step");
     assert!(next.refused.is_none(), "{action:?} refused: {:?}", next.refused);
@@ -113,7 +113,7 @@ fn head(
     Action::Deliver { channel: c.0 as u8, index: 0 }
 }
 
-fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::Act<Bank> {
+fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::system::Act<Bank> {
     m.enabled(s).into_iter().find(|a| matches!(a, Action::Send { from: f, .. } if *f == from)).expect("a send")
 }
 
@@ -228,7 +228,7 @@ fn unaligned_barriers_on_an_acyclic_graph_do_record_channel_state() {
         }
     }
     assert!(found);
-    assert!(!model::properties::list(&m).iter().any(|p| p.name == NO_CHANNEL_STATE), "listed for aligned only");
+    assert!(!model::model::properties::list(&m).iter().any(|p| p.name == NO_CHANNEL_STATE), "listed for aligned only");
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Complete, 2, c);
     let mut path = vec![m.init_states().remove(0)];
     let mut actions = Vec::new();
-    let mut go = |action: model::model::Act<Bank>, path: &mut Vec<State<Bank>>| {
+    let mut go = |action: model::model::system::Act<Bank>, path: &mut Vec<State<Bank>>| {
         let next = take(&m, path.last().expect("a state"), action);
         actions.push(action);
         path.push(next);
@@ -258,7 +258,7 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
     go(Action::Decline { house: 1, snapshot: 1 }, &mut path);
     go(Action::Crash, &mut path);
     let steps: Vec<_> = path.iter().cloned().zip(actions.iter().map(|a| Some(*a)).chain([None])).collect();
-    let svg = model::svg::space_time(&m, &steps);
+    let svg = model::explorer::svg::space_time(&m, &steps);
     for (what, needle) in [
         ("a trigger", ">T0</text>"),
         ("a stored checkpoint", ">✓0</text>"),
@@ -275,7 +275,7 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
 
 #[test]
 fn full_mode_judges_every_stored_checkpoint_by_the_cut_clauses() {
-    use model::properties::{CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, STABLE};
+    use model::model::properties::{CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, STABLE};
     // The correct algorithms: every clause holds for every stored checkpoint, with crashes.
     for (args, states) in [
         (&["--algorithm", "aligned", "--topology", "ring", "--procs", "3", "--crashes", "1"][..], 626_119),

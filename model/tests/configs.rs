@@ -4,7 +4,7 @@
 mod common;
 
 use common::{config, run};
-use model::properties::{OVERLAP, RECORD_MESSAGE};
+use model::model::properties::{OVERLAP, RECORD_MESSAGE};
 use model::{Config, InitiatorSpec, Mode, TopologySpec, Verdict};
 
 fn expect_all_good(config: &Config, unique_states: usize) {

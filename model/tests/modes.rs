@@ -7,7 +7,7 @@ mod common;
 
 use chandy_lamport::Variant;
 use common::{config, run, verdict, verdicts, with};
-use model::properties::{NEVER_OCCURRED, REACHABLE, RECORDS};
+use model::model::properties::{NEVER_OCCURRED, REACHABLE, RECORDS};
 use model::{Config, InitiatorSpec, Mode, TopologySpec, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};

@@ -9,7 +9,7 @@ use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::TERMINATED;
 use chandy_lamport::Variant;
 use common::{config, run_app, verdict};
-use model::properties::{END_REACHABLE, LEDGER, REACHABLE, STABLE};
+use model::model::properties::{END_REACHABLE, LEDGER, REACHABLE, STABLE};
 use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Strategy, TopologySpec, Verdict};
 
 const DETECTS: &str = "a snapshot detects a deadlock";

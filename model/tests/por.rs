@@ -20,9 +20,9 @@ use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{config, run_app, verdicts};
-use model::model::Act;
-use model::por::{persistent_set, Analysis};
-use model::state::State;
+use model::model::state::State;
+use model::model::system::Act;
+use model::reduce::por::{persistent_set, Analysis};
 use model::{ChandyLamport, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
 use stateright::{Checker, Expectation, Model, Path};
 

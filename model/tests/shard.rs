@@ -13,9 +13,10 @@ use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{bad_input, config, model, stderr, verdicts};
-use model::engine::Limits;
-use model::properties::ACCEPTS;
-use model::shard::{merge, split, ShardSpec};
+use model::cli::shards::merge;
+use model::engine::dfs::Limits;
+use model::engine::shard::{split, ShardSpec};
+use model::model::properties::ACCEPTS;
 use model::{
     check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec, Verdict,
 };

@@ -14,7 +14,7 @@ fn run(c: &Config, symmetry: bool) -> model::CheckResult {
 #[test]
 fn a_complete_graph_with_any_initiator_has_six_symmetries_and_keeps_its_verdicts() {
     let c = config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Any);
-    let group = model::symmetry::Group::of(&c.resolve().unwrap());
+    let group = model::reduce::symmetry::Group::of(&c.resolve().unwrap());
     assert_eq!(group.len(), 6);
     let plain = run(&c, false);
     let reduced = run(&c, true);
@@ -37,11 +37,11 @@ fn symmetry_still_finds_a_fault() {
 #[test]
 fn groups_respect_roles_and_roads() {
     let only0 = config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0]));
-    assert_eq!(model::symmetry::Group::of(&only0.resolve().unwrap()).len(), 2, "swap P1 and P2");
+    assert_eq!(model::reduce::symmetry::Group::of(&only0.resolve().unwrap()).len(), 2, "swap P1 and P2");
     let ring = config(4, TopologySpec::Ring, 1, 1, InitiatorSpec::Any);
-    assert_eq!(model::symmetry::Group::of(&ring.resolve().unwrap()).len(), 4, "rotations");
+    assert_eq!(model::reduce::symmetry::Group::of(&ring.resolve().unwrap()).len(), 4, "rotations");
     let star = config(4, TopologySpec::Star, 1, 1, InitiatorSpec::Any);
-    assert_eq!(model::symmetry::Group::of(&star.resolve().unwrap()).len(), 6, "leaves");
+    assert_eq!(model::reduce::symmetry::Group::of(&star.resolve().unwrap()).len(), 6, "leaves");
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use chandy_lamport::{Algorithm, Variant};
 use common::{config, run_with, verdict};
-use model::properties::{
+use model::model::properties::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
     RECORD_MESSAGE, STABLE, TERMINATES, TRIGGERING,
 };

@@ -10,10 +10,9 @@ use chandy_lamport::check::{EventKind, MsgId, Trace};
 use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
 
-use crate::model::ChandyLamport;
-use crate::properties::sound;
-use crate::stamp::Stamped;
-use crate::state::{Cart, House, Recorded, State};
+use super::stamp::Stamped;
+use super::state::{Cart, House, Recorded, State};
+use super::system::{sound, ChandyLamport};
 
 /// The verdicts on one completed snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]

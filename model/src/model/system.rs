@@ -1,5 +1,6 @@
-//! The stateright model: houses running the library's core (`chandy_lamport::Process`, with an
-//! application inside: any [`Spec`]) joined by FIFO channels. Every marker rule is the core's; the model only chooses
+//! The model: houses running the library's core (`chandy_lamport::Process`, with an
+//! application inside: any [`Spec`]) joined by FIFO channels (its stateright face is
+//! `explorer::graph`). Every marker rule is the core's; the model only chooses
 //! which event happens next and carries out the effects the core returns. A step the core
 //! refuses is not dropped: it leads to a dead-end state marked refused, which fails the property
 //! "the core accepts every step the model offers".
@@ -14,15 +15,13 @@ use chandy_lamport::{
     Topology, Variant,
 };
 use smallvec::SmallVec;
-use stateright::{Model, Property};
 
-use crate::config::{Mode, Resolved};
-use crate::ghost::Ghost;
-use crate::properties;
-use crate::stamp::{Stamp, Stamped};
-use crate::state::{
-    Cart, Chans, Checkpoints, Core, History, Packet, Recorded, Shared, State, StateData, Stored, MAX_HOUSES,
-};
+use super::chans::{Chans, Packet};
+use super::config::{Mode, Resolved};
+use super::ghost::Ghost;
+use super::names;
+use super::stamp::{Stamp, Stamped};
+use super::state::{Cart, Checkpoints, Core, History, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
 
 /// One step of the model; `M` and `S` are the application's messages and internal steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,11 +109,6 @@ pub enum Action<M, S> {
 /// The most states of the failure-free run whose quiet outcomes exactly-once is judged against.
 pub const QUIET_STATES: usize = 2_000_000;
 
-/// Why `--por` and `--symmetry` are refused together.
-pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
-     state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
-     here (use one or the other)";
-
 /// The model's action type for application `A`.
 pub type Act<A> = Action<<A as chandy_lamport::Application>::Msg, <A as chandy_lamport::Application>::Step>;
 
@@ -144,7 +138,7 @@ impl<A: Spec> ChandyLamport<A> {
     pub fn new(cfg: Resolved) -> Self {
         let initial_total = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()]).held()).sum();
         let core_variant = if cfg.variant.is_channel_fault() { Variant::None } else { cfg.variant };
-        let latches = Arc::new((0..properties::KINDS).map(|_| AtomicBool::new(false)).collect());
+        let latches = Arc::new((0..names::KINDS).map(|_| AtomicBool::new(false)).collect());
         let setup = Setup { internal: cfg.internal };
         let predicates = stable_predicates::<A>();
         let expected = (cfg.algorithm != Algorithm::ChandyLamport)
@@ -200,23 +194,10 @@ impl<A: Spec> ChandyLamport<A> {
         self.y(&view)
     }
 
-    /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
-    /// many there are. Literal mode's history names houses, so it cannot be reduced.
-    pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
-        if self.cfg.mode == Mode::Literal {
-            return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
-        }
-        if self.cfg.por {
-            return Err(POR_WITH_SYMMETRY);
-        }
-        if self.cfg.algorithm != Algorithm::ChandyLamport {
-            return Err("--symmetry is for --algorithm chandy-lamport only (the barrier algorithms' back edges and \
-                 output buffers are numbered by channel, and a permutation does not renumber them)");
-        }
-        let group = crate::symmetry::Group::of(&self.cfg);
-        let size = group.len();
-        self.sym = crate::symmetry::register(group);
-        Ok(size)
+    /// Stamps the initial states with symmetry group `sym` (a registered group's index, 0 for
+    /// none); see `reduce::symmetry`, whose `enable_symmetry` calls it.
+    pub(crate) fn set_symmetry(&mut self, sym: u16) {
+        self.sym = sym;
     }
 
     /// The topology.
@@ -401,10 +382,10 @@ impl<A: Spec> ChandyLamport<A> {
                         format!("{to} receives marker {s} from {from}{first}{nth}")
                     }
                     Some(Message::Cancel(s)) => format!("{to} receives the cancellation of checkpoint {s} from {from}"),
-                    None => self.format_action(action),
+                    None => self.describe_action(action),
                 }
             }
-            _ => self.format_action(action),
+            _ => self.describe_action(action),
         }
     }
 
@@ -506,7 +487,15 @@ impl<A: Spec> ChandyLamport<A> {
                     let incoming: smallvec::SmallVec<[usize; 8]> =
                         self.cfg.topology.incoming(p.id()).iter().map(|c| c.index()).collect();
                     let buffered = |c: usize| self.buffered(next, c);
-                    g.on_record(snapshot.0 as usize, house, next.budget[house], faithful, &incoming, next, &buffered);
+                    g.on_record(
+                        snapshot.0 as usize,
+                        house,
+                        next.budget[house],
+                        faithful,
+                        &incoming,
+                        &next.chans,
+                        &buffered,
+                    );
                     next.ghost = Some(g);
                 }
                 Effect::Aborted { snapshot } => self.abort(next, *snapshot),
@@ -576,10 +565,17 @@ impl<A: Spec> ChandyLamport<A> {
             let records = self.recorded(next, s).map(|r| r.channels).unwrap_or_default();
             let y = self.y_live(next);
             let buffered = |c: usize| self.buffered(next, c);
-            ghost.on_complete(s.0 as usize, next, &records, y, &buffered);
+            ghost.on_complete(s.0 as usize, &next.chans, &records, y, &buffered);
         }
         next.ghost = Some(ghost);
     }
+}
+
+/// y(S*) implies y(S_end), and not y(S*) implies not y(S_begin), for every stable predicate
+/// (bit `i` for predicate `i`): the rule "stable detection is sound" judges, in full and literal
+/// modes alike.
+pub(crate) fn sound(begin: u8, star: u8, end: u8) -> bool {
+    star & !end == 0 && begin & !star == 0
 }
 
 /// A message in words: "a cart of 1 jar", with its stamp when messages carry identity ("a cart
@@ -591,11 +587,9 @@ pub fn message_words<A: Spec>(cart: &Cart<A>) -> String {
     }
 }
 
-impl<A: Spec> Model for ChandyLamport<A> {
-    type State = State<A>;
-    type Action = Act<A>;
-
-    fn init_states(&self) -> Vec<State<A>> {
+impl<A: Spec> ChandyLamport<A> {
+    /// The initial state (stateright's `init_states`: there is one).
+    pub fn initial_states(&self) -> Vec<State<A>> {
         let procs: SmallVec<[Shared<A>; 4]> =
             self.cfg.topology.processes().map(|p| self.house(p, A::initial(p, self.cfg.tokens[p.index()]))).collect();
         let ckpt = (self.cfg.algorithm != Algorithm::ChandyLamport).then(|| {
@@ -630,17 +624,18 @@ impl<A: Spec> Model for ChandyLamport<A> {
         }))]
     }
 
-    fn actions(&self, state: &State<A>, actions: &mut Vec<Act<A>>) {
+    /// Appends every enabled action of `state` to `actions`, in the model's order (unreduced:
+    /// `--por` chooses among them, see `reduce::por`).
+    pub fn push_enabled(&self, state: &State<A>, actions: &mut Vec<Act<A>>) {
         self.each_action(state, |a| {
             actions.push(a);
             true
         });
-        if self.cfg.por {
-            crate::por::reduce(self, state, actions);
-        }
     }
 
-    fn next_state(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
+    /// The state `action` leads to from `last` (stateright's `next_state`), or `None` when
+    /// `action` is not a step of `last`.
+    pub fn successor(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
         thread_local! {
             /// The effects buffer, reused across steps (of whatever application: type-erased).
             static EFFECTS: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
@@ -654,22 +649,6 @@ impl<A: Spec> Model for ChandyLamport<A> {
             *cell.borrow_mut() = Some(fx);
             next
         })
-    }
-
-    fn format_action(&self, action: &Act<A>) -> String {
-        self.describe_action(action)
-    }
-
-    fn format_step(&self, last: &State<A>, action: Act<A>) -> Option<String> {
-        self.next_state(last, action).map(|next| format!("{}\n\n{next:#?}", self.describe(last, &action)))
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        properties::list(self)
-    }
-
-    fn as_svg(&self, path: stateright::Path<State<A>, Act<A>>) -> Option<String> {
-        Some(crate::svg::space_time(self, &path.into_vec()))
     }
 }
 
@@ -739,7 +718,7 @@ impl<A: Spec> ChandyLamport<A> {
                     (next.ghost.as_mut(), last.chans.get(c.index()).get(i))
                 {
                     let recorded = self.recorded_bits(&last.procs[q]);
-                    g.on_receive(last, c.index(), i, *cart, *tag, recorded, done_before);
+                    g.on_receive(&last.chans, c.index(), i, *cart, *tag, recorded, done_before);
                 }
                 let overtaken: smallvec::SmallVec<[Cart<A>; 4]> = last.chans.get(c.index())[..i]
                     .iter()
@@ -785,7 +764,14 @@ impl<A: Spec> ChandyLamport<A> {
                 if next.ghost.as_ref().is_some_and(|g| !g.snaps[s.0 as usize].active) {
                     let y = self.y_live(last);
                     if let Some(g) = next.ghost.as_mut() {
-                        g.activate(s.0 as usize, last, self.initial_total, y);
+                        g.activate(
+                            s.0 as usize,
+                            &last.chans,
+                            last.procs.len(),
+                            last.accounted(),
+                            self.initial_total,
+                            y,
+                        );
                     }
                 }
                 if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {

@@ -9,7 +9,7 @@ use chandy_lamport::formats::FormatError;
 use chandy_lamport::{Algorithm, Initiators, ProcessId, Topology, TopologyError, Variant};
 use thiserror::Error;
 
-use crate::state::MAX_HOUSES;
+use super::state::MAX_HOUSES;
 
 /// The channel graph.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use chandy_lamport::{Application, ChannelId, SnapshotId, Topology};
 use clap::ValueEnum;
 use serde::Serialize;
 
-use model::run::{EXIT_FAIL, EXIT_OK};
+use super::report::{EXIT_FAIL, EXIT_OK};
 
 /// The exit codes, for `model verify --help`.
 pub const VERIFY_EXIT_CODES: &str = "\

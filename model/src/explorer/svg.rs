@@ -14,10 +14,12 @@ use std::fmt::Write;
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId};
-use stateright::{Expectation, Model};
+use stateright::Expectation;
 
-use crate::model::{Act, Action, ChandyLamport};
-use crate::state::{Packet, State};
+use crate::model::chans::Packet;
+use crate::model::properties;
+use crate::model::state::{State, Stored};
+use crate::model::system::{Act, Action, ChandyLamport};
 
 const LEFT: f64 = 70.0;
 const STEP: f64 = 64.0;
@@ -111,7 +113,7 @@ fn arrow(out: &mut String, from: (f64, f64), to: (f64, f64), colour: &str, dashe
 fn judged<A: Spec>(m: &ChandyLamport<A>, last: &State<A>) -> (Vec<&'static str>, Vec<&'static str>) {
     let fresh = ChandyLamport::<A>::new(m.cfg.clone());
     let (mut fails, mut examples) = (Vec::new(), Vec::new());
-    for p in fresh.properties() {
+    for p in properties::list(&fresh) {
         let holds = (p.condition)(&fresh, last);
         match p.expectation {
             Expectation::Sometimes if holds => examples.push(p.name),
@@ -167,7 +169,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     } else {
                         CART
                     };
-                    let title = format!("{} ({})", m.format_action(action), fl.label);
+                    let title = format!("{} ({})", m.describe_action(action), fl.label);
                     if matches!(action, Action::Deliver { .. }) {
                         arrow(&mut body, start, (x(time), f.y(to)), colour, false, &title, &fl.label);
                         if !fl.marker {
@@ -186,7 +188,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"#777\"><title>{}</title></rect>",
                     x(time) - 4.0,
                     f.y(house as usize) - 4.0,
-                    escape(&m.format_action(action))
+                    escape(&m.describe_action(action))
                 );
             }
             Action::Trigger => {
@@ -202,7 +204,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                 }
             }
             Action::Decline { house, snapshot } => {
-                let title = m.format_action(action);
+                let title = m.describe_action(action);
                 mark(&mut body, (x(time), f.y(house as usize) + 16.0), FAIL, &title, &format!("✗{snapshot}"));
             }
             Action::Crash => {
@@ -442,7 +444,7 @@ fn barrier_legend(out: &mut String, row: f64) {
 }
 
 /// The checkpoint the coordinator stored in `s`, if it is `id`.
-fn stored<A: Spec>(s: &State<A>, id: SnapshotId) -> Option<&crate::state::Stored<A>> {
+fn stored<A: Spec>(s: &State<A>, id: SnapshotId) -> Option<&Stored<A>> {
     s.ckpt.as_ref().and_then(|ck| ck.latest.as_deref()).filter(|l| l.id == id)
 }
 

@@ -6,43 +6,16 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{Algorithm, SnapshotId};
 use stateright::{Expectation, Property};
 
-use crate::config::Mode;
-use crate::literal;
-use crate::model::ChandyLamport;
-use crate::state::{Recorded, State};
-
-/// (a)
-pub const CROSSING: &str = "nothing crosses the cut inward";
-/// (b)
-pub const RECORDS: &str = "channel records hold exactly the in-flight messages";
-/// Conservation.
-pub const LEDGER: &str = "recorded total equals the ledger";
-/// (e)
-pub const TERMINATES: &str = "snapshot terminates";
-/// (c)
-pub const REACHABLE: &str = "recorded state reachable from start";
-/// (d)
-pub const END_REACHABLE: &str = "end state reachable from recorded state";
-/// Stable properties.
-pub const STABLE: &str = "stable detection is sound";
-/// No step pruned: the core refuses nothing the model offers.
-pub const ACCEPTS: &str = "the core accepts every step the model offers";
-/// Example: a non-empty record.
-pub const RECORD_MESSAGE: &str = "a channel record holds a message";
-/// Example: overlap.
-pub const OVERLAP: &str = "two snapshots overlap";
-/// Example: S* never occurred (literal mode, internal steps).
-pub const NEVER_OCCURRED: &str = "recorded state never occurred";
-/// Barrier algorithms: the coordinator ends every checkpoint.
-pub const CHECKPOINTS_END: &str = "every checkpoint completes or is aborted";
-/// Barrier algorithms: completions in id order.
-pub const IDS_INCREASE: &str = "completed checkpoint ids increase";
-/// Barrier algorithms: the coordinator keeps triggering.
-pub const TRIGGERING: &str = "triggering never stops while the job runs";
-/// Aligned barriers on an acyclic graph.
-pub const NO_CHANNEL_STATE: &str = "aligned barriers on an acyclic graph record no channel state";
-/// Barrier algorithms, deterministic applications: recovery loses and duplicates nothing.
-pub const EXACTLY_ONCE: &str = "exactly-once: every quiet state is the failure-free run's";
+use super::config::Mode;
+use super::ghost::SnapGhost;
+use super::literal;
+use super::names::{index, AFTER, DETECTS};
+pub use super::names::{
+    ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, NEVER_OCCURRED,
+    NO_CHANNEL_STATE, OVERLAP, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, TERMINATES, TRIGGERING,
+};
+use super::state::{Recorded, State};
+use super::system::{sound, ChandyLamport};
 
 type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
@@ -67,37 +40,6 @@ fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 16] {
         (NO_CHANNEL_STATE, Expectation::Always, no_channel_state),
         (EXACTLY_ONCE, Expectation::Always, exactly_once),
     ]
-}
-
-const NAMES: [&str; 16] = [
-    ACCEPTS,
-    CROSSING,
-    RECORDS,
-    LEDGER,
-    TERMINATES,
-    REACHABLE,
-    END_REACHABLE,
-    STABLE,
-    RECORD_MESSAGE,
-    OVERLAP,
-    NEVER_OCCURRED,
-    CHECKPOINTS_END,
-    IDS_INCREASE,
-    TRIGGERING,
-    NO_CHANNEL_STATE,
-    EXACTLY_ONCE,
-];
-
-/// The latch of "a snapshot detects P".
-const DETECTS: usize = NAMES.len();
-/// The latch of "P comes true after a snapshot that saw none".
-const AFTER: usize = NAMES.len() + 1;
-
-/// Number of property kinds (latches).
-pub const KINDS: usize = NAMES.len() + 2;
-
-fn index(name: &str) -> usize {
-    NAMES.iter().position(|n| *n == name).unwrap_or(0)
 }
 
 /// The stable predicate the application asks examples of (its index and the two names).
@@ -155,7 +97,7 @@ fn clause<A: Spec>(
     m: &ChandyLamport<A>,
     s: &State<A>,
     name: &str,
-    full: impl Fn(&crate::ghost::SnapGhost<A::Msg>, &Recorded<A>) -> bool,
+    full: impl Fn(&SnapGhost<A::Msg>, &Recorded<A>) -> bool,
     lit: impl Fn(&literal::Judgement) -> bool,
 ) -> bool {
     m.latched(index(name), false, || {
@@ -176,7 +118,7 @@ fn crossing<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 }
 
 /// Every record is, cart for cart and in order, the carts in flight at the cut.
-fn records_exact<A: Spec>(g: &crate::ghost::SnapGhost<A::Msg>, rec: &Recorded<A>) -> bool {
+fn records_exact<A: Spec>(g: &SnapGhost<A::Msg>, rec: &Recorded<A>) -> bool {
     rec.channels.iter().enumerate().all(|(c, r)| r.as_slice() == g.expected.get(c))
 }
 
@@ -295,12 +237,6 @@ fn end_reachable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     // A recorded state other than the true one is not one from which the post-cut steps lead
     // to the true S_end (for the bank, they shift a house's jars).
     clause(m, s, END_REACHABLE, |g, _| !g.end_bad && !g.state_bad, |j| j.end_reachable)
-}
-
-/// y(S*) implies y(S_end), and not y(S*) implies not y(S_begin), for every stable predicate
-/// (bit `i` for predicate `i`).
-pub(crate) fn sound(begin: u8, star: u8, end: u8) -> bool {
-    star & !end == 0 && begin & !star == 0
 }
 
 fn stable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {

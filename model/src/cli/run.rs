@@ -1,204 +1,24 @@
-//! Running a check and reporting it: progress lines while it runs, a stop on a timeout or an
-//! interrupt (with the same report as a finished run), the verdict table, the closing verdict
-//! line, the JSON object and the exit code.
+//! Running a check: the model handed to the engine or to one of stateright's checkers,
+//! progress lines while it runs, a stop on a timeout or an interrupt (with the same report as a
+//! finished run), and the result collected from the checker.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use chandy_lamport::apps::spec::Spec;
 use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
-use crate::config::Resolved;
-use crate::model::ChandyLamport;
-use crate::shard::{MergeInfo, ShardInfo, ShardSpec};
-use crate::state::State;
-use chandy_lamport::apps::spec::Spec;
-
-/// Exit code: exhaustive, and every property holds.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: a property fails (a counterexample, or no example after an exhaustive search).
-pub const EXIT_FAIL: u8 = 1;
-/// Exit code: bad input.
-pub const EXIT_BAD_INPUT: u8 = 2;
-/// Exit code: the run was not exhaustive and found no failure; some verdicts are undecided.
-pub const EXIT_UNDECIDED: u8 = 3;
-
-/// How the state space is explored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Breadth first: shortest paths (with one thread).
-    Bfs,
-    /// Depth first: least memory.
-    Dfs,
-    /// Random walks (not exhaustive).
-    Simulation,
-}
-
-impl std::str::FromStr for Strategy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "bfs" => Ok(Strategy::Bfs),
-            "dfs" => Ok(Strategy::Dfs),
-            "simulation" => Ok(Strategy::Simulation),
-            other => Err(format!("unknown strategy {other:?}: expected bfs, dfs or simulation")),
-        }
-    }
-}
-
-/// Checker settings.
-#[derive(Clone, Debug)]
-pub struct CheckOptions {
-    /// Exploration order.
-    pub strategy: Strategy,
-    /// Worker threads.
-    pub threads: usize,
-    /// Symmetry reduction (DFS and simulation only).
-    pub symmetry: bool,
-    /// Explore paths of at most this many steps.
-    pub depth: Option<usize>,
-    /// Stop at the first counterexample.
-    pub stop_on_failure: bool,
-    /// Simulation: seed, and states to generate.
-    pub seed: u64,
-    /// Simulation: how many states to generate before stopping.
-    pub max_states: usize,
-    /// Address used in Explorer links.
-    pub addr: String,
-    /// Stop after this long and report what was explored. The workers of a stopped check are
-    /// not joined: with two or more threads they stop within a moment, with one they run on
-    /// until the process exits (as the `model` command does at once).
-    pub timeout: Option<Duration>,
-    /// Stop when this flag is raised (the command raises it on Ctrl-C); as for `timeout`.
-    pub interrupt: Option<Arc<AtomicBool>>,
-    /// Time between progress lines.
-    pub progress_every: Duration,
-    /// Search only this shard of the state space (depth-first only; see [`crate::shard`]).
-    pub shard: Option<ShardSpec>,
-}
-
-impl Default for CheckOptions {
-    fn default() -> Self {
-        CheckOptions {
-            strategy: Strategy::Dfs,
-            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            symmetry: false,
-            depth: None,
-            stop_on_failure: false,
-            seed: 0,
-            max_states: 1_000_000,
-            addr: "127.0.0.1:3000".to_string(),
-            timeout: None,
-            interrupt: None,
-            progress_every: Duration::from_secs(3),
-            shard: None,
-        }
-    }
-}
-
-/// A property's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// An always-property with no counterexample in an exhaustive run.
-    Holds,
-    /// An always-property that fails.
-    Counterexample,
-    /// A sometimes-property with an example.
-    ExampleFound,
-    /// A sometimes-property without one, after an exhaustive run: none exists.
-    NoExample,
-    /// An always-property with no counterexample in a run that was not exhaustive.
-    NoCounterexampleYet,
-    /// A sometimes-property with no example in a run that was not exhaustive.
-    NoExampleYet,
-}
-
-impl Verdict {
-    /// As printed in the table.
-    pub fn label(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Counterexample => "counterexample",
-            Verdict::ExampleFound => "example found",
-            Verdict::NoExample => "no example",
-            Verdict::NoCounterexampleYet => "no counterexample yet",
-            Verdict::NoExampleYet => "no example yet",
-        }
-    }
-
-    /// Whether this verdict fails the check.
-    pub fn fails(self) -> bool {
-        matches!(self, Verdict::Counterexample | Verdict::NoExample)
-    }
-
-    /// Whether the run could not decide this property.
-    pub fn undecided(self) -> bool {
-        matches!(self, Verdict::NoCounterexampleYet | Verdict::NoExampleYet)
-    }
-}
-
-/// One property's outcome.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PropertyResult {
-    /// Its name.
-    pub name: String,
-    /// "always" or "sometimes".
-    pub expectation: String,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The discovery's actions, when there is one.
-    pub path: Option<Vec<String>>,
-    /// The discovery in the Explorer.
-    pub link: Option<String>,
-}
-
-/// Why a run ended before exploring everything.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    /// `timeout` elapsed.
-    Timeout,
-    /// The interrupt flag was raised (Ctrl-C).
-    Interrupted,
-}
-
-/// A whole check's outcome.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CheckResult {
-    /// Exit 0: the run was exhaustive and every property holds.
-    pub ok: bool,
-    /// Whether every reachable state was explored (not a simulation, no depth bound reached,
-    /// not stopped early).
-    pub exhaustive: bool,
-    /// Why the exploration was bounded, in words (`None` when exhaustive).
-    pub bound: Option<String>,
-    /// A timeout or an interrupt that ended the run.
-    pub stopped: Option<Stop>,
-    /// Distinct states (simulation: states generated).
-    pub unique_states: usize,
-    /// States generated, with repeats.
-    pub states: usize,
-    /// Longest path explored, in steps.
-    pub max_depth: usize,
-    /// Wall time.
-    pub seconds: f64,
-    /// Every property, in order.
-    pub properties: Vec<PropertyResult>,
-    /// The overall verdict in one line (the table's last line).
-    pub summary: String,
-    /// The command's exit code for this outcome.
-    pub exit_code: u8,
-    /// A shard's part of a split check (`--shard I/N`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<ShardInfo>,
-    /// A merge of shards' results (`model merge`): the shards and their counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub merged: Option<MergeInfo>,
-}
+use super::options::{CheckOptions, Strategy};
+use super::report::{conclude, group, CheckResult, PropertyResult, ShardInfo, Stop, Verdict, EXIT_OK};
+use super::shards::{config_key, VERSION};
+use crate::engine::dfs::{Engine, Limits};
+use crate::engine::shard::Sharded;
+use crate::model::config::Resolved;
+use crate::model::state::State;
+use crate::model::system::ChandyLamport;
+use crate::reduce::symmetry::representative;
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per
 /// second, depth, resident memory, elapsed time; at most one each `progress_every`) and
@@ -242,16 +62,27 @@ pub fn check<A: Spec>(
     }
     let start = Instant::now();
     if opts.strategy == Strategy::Dfs {
-        let limits = crate::engine::Limits {
+        let limits = Limits {
             // As stateright counts (see below).
             target_max_depth: opts.depth.map(|d| d + 2),
             stop_on_failure: opts.stop_on_failure,
         };
-        let symmetry = opts.symmetry.then_some(crate::symmetry::representative::<A> as fn(&State<A>) -> State<A>);
+        let symmetry = opts.symmetry.then_some(representative::<A> as fn(&State<A>) -> State<A>);
         if let Some(shard) = opts.shard {
-            let config = crate::shard::config_key(A::NAME, &model.cfg, opts.symmetry, opts.depth, opts.stop_on_failure);
-            let sharded = crate::shard::Sharded::spawn(model, shard, opts.threads.max(1), limits, symmetry)?;
-            let info = ShardInfo { config, depth: opts.depth, ..sharded.info.clone() };
+            let config = config_key(A::NAME, &model.cfg, opts.symmetry, opts.depth, opts.stop_on_failure);
+            let sharded = Sharded::spawn(model, shard, opts.threads.max(1), limits, symmetry)?;
+            let p = sharded.part;
+            let info = ShardInfo {
+                index: p.index,
+                count: p.count,
+                split_depth: p.split_depth,
+                prefix_states: p.prefix_states,
+                frontier: p.frontier,
+                roots: p.roots,
+                config,
+                version: VERSION.to_string(),
+                depth: opts.depth,
+            };
             if let Some(w) = progress.as_deref_mut() {
                 let _ = writeln!(
                     w,
@@ -267,7 +98,7 @@ pub fn check<A: Spec>(
             conclude(&mut result, opts);
             return Ok(result);
         }
-        let engine = crate::engine::Engine::spawn(model, opts.threads.max(1), limits, symmetry)?;
+        let engine = Engine::spawn(model, opts.threads.max(1), limits, symmetry)?;
         return drive(engine, opts, progress, start, estimate);
     }
     let mut builder = model.checker().threads(opts.threads.max(1));
@@ -281,7 +112,7 @@ pub fn check<A: Spec>(
         builder = builder.finish_when(HasDiscoveries::AnyFailures);
     }
     if opts.symmetry {
-        builder = builder.symmetry_fn(crate::symmetry::representative::<A>);
+        builder = builder.symmetry_fn(representative::<A>);
     }
     match opts.strategy {
         Strategy::Bfs => drive(builder.spawn_bfs(), opts, progress, start, estimate),
@@ -363,19 +194,6 @@ pub fn resident_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-/// `1234567` as `1,234,567`.
-pub fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Polls the checker until it finishes, the timeout elapses or the interrupt flag is raised;
@@ -539,165 +357,10 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
     result
 }
 
-/// Sets the exit code, `ok` and the verdict line from the verdicts (and `shard`, `merged`).
-pub(crate) fn conclude(result: &mut CheckResult, opts: &CheckOptions) {
-    result.exit_code = exit_code(result);
-    result.ok = result.exit_code == EXIT_OK;
-    result.summary = summary(result, opts);
-}
-
-/// 1 when a property fails (a counterexample wins over everything), else 3 when some verdict
-/// is undecided, else 1 when a sometimes-property has no example, else 0. A shard's missing
-/// example is no failure: another shard may have one.
-fn exit_code(r: &CheckResult) -> u8 {
-    let properties = &r.properties;
-    if properties.iter().any(|p| p.verdict == Verdict::Counterexample) {
-        EXIT_FAIL
-    } else if properties.iter().any(|p| p.verdict.undecided()) {
-        EXIT_UNDECIDED
-    } else if r.shard.is_none() && properties.iter().any(|p| p.verdict.fails()) {
-        EXIT_FAIL
-    } else {
-        EXIT_OK
-    }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", group(n), if n == 1 { one } else { many })
-}
-
-/// The overall verdict in one line; a shard's starts with `shard I/N: `.
-fn summary(r: &CheckResult, opts: &CheckOptions) -> String {
-    match &r.shard {
-        Some(info) => format!("shard {}/{}: {}", info.index, info.count, verdict_line(r, opts)),
-        None => verdict_line(r, opts),
-    }
-}
-
-fn verdict_line(r: &CheckResult, opts: &CheckOptions) -> String {
-    let states = match &r.merged {
-        Some(m) => format!("{} explored across {} shards", plural(r.unique_states, "state", "states"), m.count),
-        None => plural(r.unique_states, "state", "states"),
-    };
-    let scope = match &r.bound {
-        None => format!("exhaustive, {states}"),
-        Some(bound) => format!("not exhaustive: {bound}; {states}"),
-    };
-    let names = |verdict: Verdict| -> Vec<String> {
-        r.properties.iter().filter(|p| p.verdict == verdict).map(|p| p.name.clone()).collect()
-    };
-    let failing: Vec<String> = r
-        .properties
-        .iter()
-        .filter(|p| p.verdict == Verdict::Counterexample)
-        .map(|p| {
-            format!("{} (counterexample, {})", p.name, plural(p.path.as_ref().map_or(0, Vec::len), "step", "steps"))
-        })
-        .collect();
-    if !failing.is_empty() {
-        let fail = if failing.len() == 1 { "fails" } else { "fail" };
-        return format!("{} {fail}: {}; {scope}", plural(failing.len(), "property", "properties"), failing.join("; "));
-    }
-    if r.exit_code == EXIT_UNDECIDED {
-        let bound = r.bound.as_deref().unwrap_or("bounded");
-        let within = match (r.stopped, opts.strategy, opts.depth) {
-            (None, Strategy::Simulation, _) => {
-                format!("in {} simulated states (not exhaustive: {bound})", group(r.states))
-            }
-            (None, _, Some(d)) => format!("to depth {d} ({scope})"),
-            _ => format!("in {states} (not exhaustive: {bound})"),
-        };
-        let undecided = r.properties.iter().filter(|p| p.verdict.undecided()).count();
-        let mut line = format!("no counterexample {within}; {} undecided", plural(undecided, "property", "properties"));
-        let yet = names(Verdict::NoExampleYet);
-        if !yet.is_empty() {
-            line.push_str(&format!(", no example yet for: {}", yet.join(", ")));
-        }
-        return line;
-    }
-    let none = names(Verdict::NoExample);
-    if !none.is_empty() && r.shard.is_some() {
-        return format!(
-            "no counterexample ({scope}); no example in this part for: {} (another shard may have one: merge every \
-             shard's result with `model merge`)",
-            none.join(", ")
-        );
-    }
-    if !none.is_empty() {
-        let holding = r.properties.len() - none.len();
-        return format!(
-            "no example found for: {} ({scope}: this configuration never shows it); the other {} hold",
-            none.join(", "),
-            plural(holding, "property", "properties")
-        );
-    }
-    format!("all {} hold ({scope})", plural(r.properties.len(), "property", "properties"))
-}
-
-/// Prints the verdict table, the discoveries, the counts and the verdict line.
-pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result<()> {
-    let width = result.properties.iter().map(|p| p.name.len()).max().unwrap_or(8).max(8);
-    writeln!(out)?;
-    writeln!(out, "{:<width$}  {:<9}  verdict", "property", "kind")?;
-    writeln!(out, "{:-<width$}  {:-<9}  {:-<21}", "", "", "")?;
-    for p in &result.properties {
-        writeln!(out, "{:<width$}  {:<9}  {}", p.name, p.expectation, p.verdict.label())?;
-    }
-    for p in result.properties.iter().filter(|p| p.path.is_some()) {
-        let path = p.path.as_deref().unwrap_or_default();
-        writeln!(out)?;
-        writeln!(out, "{} ({}, {} steps):", p.name, p.verdict.label(), path.len())?;
-        for (i, a) in path.iter().enumerate() {
-            writeln!(out, "  {:>3}. {a}", i + 1)?;
-        }
-        if let Some(link) = &p.link {
-            writeln!(out, "  explore: {link}")?;
-        }
-    }
-    writeln!(out)?;
-    if let Some(info) = &result.shard {
-        writeln!(
-            out,
-            "shard {}/{}: split depth {}, {} states above it (judged by shard 0), {} at it, {} searched from here",
-            info.index,
-            info.count,
-            info.split_depth,
-            group(info.prefix_states),
-            group(info.frontier),
-            group(info.roots)
-        )?;
-    }
-    match &result.merged {
-        Some(m) => {
-            let each: Vec<String> =
-                m.shards.iter().map(|s| format!("shard {}: {}", s.index, group(s.unique_states))).collect();
-            writeln!(
-                out,
-                "states explored across shards {} ({}; shards may overlap), states {}, max depth {}, seconds {:.2} \
-                 (the slowest shard)",
-                group(result.unique_states),
-                each.join(", "),
-                group(result.states),
-                result.max_depth,
-                result.seconds
-            )?;
-        }
-        None => writeln!(
-            out,
-            "unique states {}, states {}, max depth {}, seconds {:.2}",
-            group(result.unique_states),
-            group(result.states),
-            result.max_depth,
-            result.seconds
-        )?,
-    }
-    writeln!(out, "{}", result.summary)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Config, InitiatorSpec, TopologySpec};
+    use crate::model::config::{Config, InitiatorSpec, TopologySpec};
 
     fn estimate(procs: usize, topology: TopologySpec, sends: u8, snapshots: u8) -> f64 {
         let config = Config {

@@ -9,12 +9,40 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use chandy_lamport::apps::spec::Spec;
-use chandy_lamport::{ChannelId, Message, ProcessId};
+use chandy_lamport::{Algorithm, ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
 
-use crate::config::Resolved;
-use crate::stamp::{Stamp, Stamped};
-use crate::state::{Chans, Packet, Shared, State, StateData};
+use crate::model::chans::{Chans, Packet};
+use crate::model::config::{Mode, Resolved};
+use crate::model::stamp::{Stamp, Stamped};
+use crate::model::state::{Shared, State, StateData};
+use crate::model::system::ChandyLamport;
+
+/// Why `--por` and `--symmetry` are refused together.
+pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
+     state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
+     here (use one or the other)";
+
+impl<A: Spec> ChandyLamport<A> {
+    /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
+    /// many there are. Literal mode's history names houses, so it cannot be reduced.
+    pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
+        if self.cfg.mode == Mode::Literal {
+            return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
+        }
+        if self.cfg.por {
+            return Err(POR_WITH_SYMMETRY);
+        }
+        if self.cfg.algorithm != Algorithm::ChandyLamport {
+            return Err("--symmetry is for --algorithm chandy-lamport only (the barrier algorithms' back edges and \
+                 output buffers are numbered by channel, and a permutation does not renumber them)");
+        }
+        let group = Group::of(&self.cfg);
+        let size = group.len();
+        self.set_symmetry(register(group));
+        Ok(size)
+    }
+}
 
 /// One automorphism of the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,11 +9,10 @@
 //! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
 //! remembering), and the replay lists are dropped once `s` completes.
 
-use chandy_lamport::apps::spec::Spec;
 use smallvec::SmallVec;
 
-use crate::stamp::Stamp;
-use crate::state::State;
+use super::chans::Chans;
+use super::stamp::Stamp;
 
 /// A short list per channel, stored flat (one run per channel, in channel order), so that equal
 /// contents are equal values whatever order the channels were filled in.
@@ -185,20 +184,22 @@ impl<M: Copy + Eq> Ghost<M> {
         self.buffered.clear();
     }
 
-    /// Before the first initiation of `s`, in `state`, where the stable predicates are `y`.
-    pub fn activate<A: Spec<Msg = M>>(&mut self, s: usize, state: &State<A>, initial_total: u64, y: u8) {
+    /// Before the first initiation of `s`, in a state with channels `chans`, `houses` houses and
+    /// `accounted` of the conserved quantity (see `StateData::accounted`), where the stable
+    /// predicates are `y`.
+    pub fn activate(&mut self, s: usize, chans: &Chans<M>, houses: usize, accounted: u64, initial_total: u64, y: u8) {
         let g = &mut self.snaps[s];
         if g.active {
             return;
         }
         g.active = true;
-        let n = state.chans.len();
+        let n = chans.len();
         g.expected = Lists::new(n);
         g.post_sent = Lists::new(n);
         g.post_received = Lists::new(n);
-        g.rec_budget = vec![0; state.procs.len()];
+        g.rec_budget = vec![0; houses];
         // Everything stolen so far was stolen before any cut.
-        g.stolen_pre = initial_total.saturating_sub(state.accounted()).min(255) as u8;
+        g.stolen_pre = initial_total.saturating_sub(accounted).min(255) as u8;
         g.y_begin = y;
     }
 
@@ -220,12 +221,13 @@ impl<M: Copy + Eq> Ghost<M> {
         }
     }
 
-    /// `cart` with `tag` at `index` of `channel` is about to be received by a house that had
-    /// recorded the snapshots in `recorded` (bit set); `done` marks snapshots already complete.
+    /// `cart` with `tag` at `index` of `channel` (of `chans`) is about to be received by a house
+    /// that had recorded the snapshots in `recorded` (bit set); `done` marks snapshots already
+    /// complete.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_receive<A: Spec<Msg = M>>(
+    pub fn on_receive(
         &mut self,
-        state: &State<A>,
+        chans: &Chans<M>,
         channel: usize,
         index: usize,
         cart: Stamp<M>,
@@ -233,7 +235,7 @@ impl<M: Copy + Eq> Ghost<M> {
         recorded: u32,
         done: u32,
     ) {
-        let ahead = state.chans.get(channel)[..index].iter().any(|p| p.is_app());
+        let ahead = chans.get(channel)[..index].iter().any(|p| p.is_app());
         for (bit, g) in self.active() {
             if recorded & bit == 0 {
                 // Pre-cut receipt.
@@ -259,18 +261,18 @@ impl<M: Copy + Eq> Ghost<M> {
 
     /// A house recorded snapshot `s` with `budget` actions left; `faithful` tells whether the
     /// recorded state is its state at that moment (the one its pre-cut events produced). The
-    /// carts pre-cut-sent and still in each of its incoming `channels` (in `state`, after the
+    /// carts pre-cut-sent and still in each of its incoming `channels` (in `chans`, after the
     /// step: on the road, then, with unaligned barriers, in the sender's output buffer as
     /// `buffered` gives them) start their expected records.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_record<A: Spec<Msg = M>>(
+    pub fn on_record(
         &mut self,
         s: usize,
         house: usize,
         budget: u8,
         faithful: bool,
         channels: &[usize],
-        state: &State<A>,
+        chans: &Chans<M>,
         buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
     ) {
         let tags: Vec<Vec<u32>> = channels.iter().map(|&c| self.buffered_tags(c).collect()).collect();
@@ -279,7 +281,7 @@ impl<M: Copy + Eq> Ghost<M> {
         g.state_bad |= !faithful;
         let bit = 1 << s;
         for (k, &c) in channels.iter().enumerate() {
-            let on_road = state.chans.get(c).iter().filter_map(|p| match p.msg {
+            let on_road = chans.get(c).iter().filter_map(|p| match p.msg {
                 chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
                 _ => None,
             });
@@ -288,14 +290,14 @@ impl<M: Copy + Eq> Ghost<M> {
         }
     }
 
-    /// Snapshot `s` just completed with records `records` (per channel), in `state`, where the
+    /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`, where the
     /// stable predicates are `y`; judges (d) by replaying the post-cut receipts on the records
     /// followed by the post-cut sends, which must leave each channel as it really is now (on the
     /// road, then in its sender's output buffer, as `buffered` gives it).
-    pub fn on_complete<A: Spec<Msg = M>>(
+    pub fn on_complete(
         &mut self,
         s: usize,
-        state: &State<A>,
+        chans: &Chans<M>,
         records: &[Vec<Stamp<M>>],
         y: u8,
         buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
@@ -310,7 +312,7 @@ impl<M: Copy + Eq> Ghost<M> {
                 }
                 queue.pop_front();
             }
-            let actual = state.chans.get(c).iter().filter_map(|p| match p.msg {
+            let actual = chans.get(c).iter().filter_map(|p| match p.msg {
                 chandy_lamport::Message::App(cart) => Some(cart),
                 chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
             });
@@ -318,7 +320,7 @@ impl<M: Copy + Eq> Ghost<M> {
         });
         g.y_end = y;
         // No longer needed: forget them so that states differing only there merge.
-        let n = state.chans.len();
+        let n = chans.len();
         g.post_sent = Lists::new(n);
         g.post_received = Lists::new(n);
     }

@@ -1,0 +1,248 @@
+//! Running the `model` command: each command carried out, its output and its exit code.
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::apps::stream::Stream;
+use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
+use chandy_lamport::Variant;
+use clap::Parser;
+use stateright::Model;
+
+use super::args::{CheckerArgs, Cli, Command, ModelArgs, SYMMETRY_MAX_HOUSES};
+use super::options::{CheckOptions, Strategy};
+use super::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
+use super::run::check;
+use super::shards::merge;
+use super::verify;
+use crate::reduce::symmetry::POR_WITH_SYMMETRY;
+
+/// The `model` command: parses the command line, runs the command, and returns its exit code
+/// (an error is printed and exits 2).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+/// A flag raised by the first Ctrl-C (or SIGTERM); another one a second or more later exits at
+/// once. (`timeout -s INT` signals both the command and its process group: the same interrupt
+/// may arrive twice within a moment.)
+fn interrupt_flag() -> Option<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let raised = Arc::clone(&flag);
+    let mut first: Option<Instant> = None;
+    let installed = ctrlc::set_handler(move || match first {
+        Some(at) if at.elapsed() >= Duration::from_secs(1) => std::process::exit(130),
+        Some(_) => {}
+        None => {
+            first = Some(Instant::now());
+            raised.store(true, Ordering::SeqCst);
+            eprintln!("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
+        }
+    });
+    installed.ok().map(|()| flag)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Variants => {
+            for v in Variant::ALL {
+                println!("{:<28} {}", v.name(), v.description());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { model, checker, json } => match model.app {
+            verify::App::Bank => check_cmd::<Bank>(&model, &checker, json),
+            verify::App::Orders => check_cmd::<Orders>(&model, &checker, json),
+            verify::App::Stream => check_cmd::<Stream>(&model, &checker, json),
+        },
+        Command::Merge { files, json } => merge_cmd(&files, json),
+        Command::Verify { topology, trace, app, json } => verify::run(&topology, &trace, app, json),
+        Command::Replay { topology, events, delays, seed, expect, variant, trace_out } => {
+            // The topology's warnings (self-links ignored); its errors are reported by the replay.
+            if let Ok(top) = TopFile::read(&topology) {
+                for w in &top.warnings {
+                    eprintln!("warning: {w}");
+                }
+            }
+            let delays = match delays {
+                Some(file) => DelayChoice::File(file),
+                None => DelayChoice::Seed(seed.unwrap_or(0)),
+            };
+            let request =
+                Replay { expect: expect.clone(), variant, trace_out, ..Replay::new(topology, events, delays) };
+            match replay(&request) {
+                Ok(outcome) => {
+                    print!("{}", outcome.snap_text());
+                    std::io::stdout().flush()?;
+                    match (outcome.comparison.as_ref(), expect) {
+                        (Some(diff), _) if !diff.matches() => {
+                            eprintln!("MISMATCH with the expected snapshots:\n{diff}");
+                            Ok(ExitCode::from(EXIT_FAIL))
+                        }
+                        (Some(_), Some(prefix)) => {
+                            let n = outcome.blocks.len();
+                            eprintln!(
+                                "match: {} equal {} (node balances, and recorded messages per destination in order)",
+                                if n == 1 { "the snapshot".to_string() } else { format!("all {n} snapshots") },
+                                expected_files(&prefix, n)
+                            );
+                            Ok(ExitCode::SUCCESS)
+                        }
+                        _ => Ok(ExitCode::SUCCESS),
+                    }
+                }
+                Err(e) if replay_bad_input(&e, request.expect.as_deref()) => Err(e.into()),
+                Err(e) => {
+                    eprintln!("FAILED: {e}");
+                    Ok(ExitCode::from(EXIT_FAIL))
+                }
+            }
+        }
+        Command::Explore { model, addr } => match model.app {
+            verify::App::Bank => explore::<Bank>(&model, addr),
+            verify::App::Orders => explore::<Orders>(&model, addr),
+            verify::App::Stream => explore::<Stream>(&model, addr),
+        },
+    }
+}
+
+/// `model explore` for application `A`.
+fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitCode> {
+    let m = model.build::<A>()?;
+    // Fail with a message (not a panic inside the server) if the address is taken.
+    drop(TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?);
+    println!("Explorer: http://{addr}/");
+    std::io::stdout().flush()?;
+    m.checker().serve(addr);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `model check` for application `A`.
+fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    if checker.symmetry && model.por {
+        anyhow::bail!("{}", POR_WITH_SYMMETRY);
+    }
+    if let (Some(shard), Some(strategy)) = (checker.shard, strategy_name(checker.strategy)) {
+        anyhow::bail!(
+            "--shard {shard} splits an exhaustive depth-first search: use it with --strategy dfs (the default), not \
+             --strategy {strategy}"
+        );
+    }
+    if checker.symmetry && checker.strategy == Strategy::Bfs {
+        anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
+    }
+    let m = model.build::<A>()?;
+    let houses = m.topology().len();
+    if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
+        anyhow::bail!(
+            "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_HOUSES} houses, \
+                     this configuration has {houses}"
+        );
+    }
+    let opts = CheckOptions {
+        strategy: checker.strategy,
+        threads: checker.threads.unwrap_or(CheckOptions::default().threads),
+        symmetry: checker.symmetry,
+        depth: checker.depth,
+        stop_on_failure: checker.stop_on_failure,
+        seed: checker.seed,
+        max_states: checker.max_states,
+        addr: checker.addr.to_string(),
+        timeout: checker.timeout,
+        interrupt: interrupt_flag(),
+        shard: checker.shard,
+        ..CheckOptions::default()
+    };
+    let mut err = std::io::stderr();
+    let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
+    report(&result, json)
+}
+
+/// The name of a strategy other than dfs.
+fn strategy_name(s: Strategy) -> Option<&'static str> {
+    match s {
+        Strategy::Dfs => None,
+        Strategy::Bfs => Some("bfs"),
+        Strategy::Simulation => Some("simulation"),
+    }
+}
+
+/// Prints a result (the table, or one JSON object); its exit code.
+fn report(result: &CheckResult, json: bool) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, result)?;
+        writeln!(out)?;
+    } else {
+        print_table(result, &mut out)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::from(result.exit_code))
+}
+
+/// `model merge`: every shard's result read, then one verdict.
+fn merge_cmd(files: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+    let mut inputs = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file).with_context(|| format!("{name}: cannot read"))?;
+        let result: CheckResult = serde_json::from_str(&text)
+            .with_context(|| format!("{name}: not a result of `model check --shard I/N --json`"))?;
+        inputs.push((name, result));
+    }
+    let merged = merge(inputs).map_err(anyhow::Error::msg)?;
+    report(&merged, json)
+}
+
+/// `PREFIX + suffix` as a path.
+fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The expected files a matching run of `n` snapshots was compared with.
+fn expected_files(prefix: &Path, n: usize) -> String {
+    let single = suffixed(prefix, ".snap");
+    if n == 1 && single.is_file() {
+        return single.display().to_string();
+    }
+    let first = suffixed(prefix, "0.snap").display().to_string();
+    match n {
+        0 | 1 => first,
+        2 => format!("{first} and {}", suffixed(prefix, "1.snap").display()),
+        _ => format!("{first} ... {}", suffixed(prefix, &format!("{}.snap", n - 1)).display()),
+    }
+}
+
+/// Whether a replay error is bad input (exit 2) rather than a failed check (exit 1): a bad or
+/// unreadable file, a command the topology refuses, a delay file too short for the run, an
+/// expectation prefix with no file at all, a --trace-out directory that cannot be written.
+fn replay_bad_input(e: &ReplayError, expect: Option<&Path>) -> bool {
+    match e {
+        ReplayError::Format(_) | ReplayError::Write(_) => true,
+        ReplayError::Command { error: SimError::DelaysExhausted { .. }, .. }
+        | ReplayError::Completion { error: SimError::DelaysExhausted { .. }, .. } => true,
+        ReplayError::MissingExpected { .. } => {
+            expect.is_some_and(|p| !suffixed(p, ".snap").is_file() && !suffixed(p, "0.snap").is_file())
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,81 @@
+//! The checker's settings: the search strategy, threads, reductions, bounds, and where and when
+//! to stop.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::shard::ShardSpec;
+
+/// How the state space is explored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Breadth first: shortest paths (with one thread).
+    Bfs,
+    /// Depth first: least memory.
+    Dfs,
+    /// Random walks (not exhaustive).
+    Simulation,
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "bfs" => Ok(Strategy::Bfs),
+            "dfs" => Ok(Strategy::Dfs),
+            "simulation" => Ok(Strategy::Simulation),
+            other => Err(format!("unknown strategy {other:?}: expected bfs, dfs or simulation")),
+        }
+    }
+}
+
+/// Checker settings.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Exploration order.
+    pub strategy: Strategy,
+    /// Worker threads.
+    pub threads: usize,
+    /// Symmetry reduction (DFS and simulation only).
+    pub symmetry: bool,
+    /// Explore paths of at most this many steps.
+    pub depth: Option<usize>,
+    /// Stop at the first counterexample.
+    pub stop_on_failure: bool,
+    /// Simulation: seed, and states to generate.
+    pub seed: u64,
+    /// Simulation: how many states to generate before stopping.
+    pub max_states: usize,
+    /// Address used in Explorer links.
+    pub addr: String,
+    /// Stop after this long and report what was explored. The workers of a stopped check are
+    /// not joined: with two or more threads they stop within a moment, with one they run on
+    /// until the process exits (as the `model` command does at once).
+    pub timeout: Option<Duration>,
+    /// Stop when this flag is raised (the command raises it on Ctrl-C); as for `timeout`.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Time between progress lines.
+    pub progress_every: Duration,
+    /// Search only this shard of the state space (depth-first only; see [`crate::engine::shard`]).
+    pub shard: Option<ShardSpec>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            strategy: Strategy::Dfs,
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            symmetry: false,
+            depth: None,
+            stop_on_failure: false,
+            seed: 0,
+            max_states: 1_000_000,
+            addr: "127.0.0.1:3000".to_string(),
+            timeout: None,
+            interrupt: None,
+            progress_every: Duration::from_secs(3),
+            shard: None,
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The search engine: an exhaustive depth-first search and its split into shards, generic over
+//! any stateright [`Model`](stateright::Model) and behind stateright's
+//! [`Checker`](stateright::Checker) trait (nothing of this crate's model).
+
+pub mod dfs;
+pub mod seen;
+pub mod shard;
+
+pub use dfs::{Engine, Limits, Root};
+pub use shard::{split, Part, ShardSpec, Sharded};
