@@ -227,7 +227,7 @@ type Kind<A> = EventKind<<A as Application>::Msg, <A as Application>::Step>;
 ///    not);
 /// 2. every recording caused by an initiation the main thread asked for, or by a marker the
 ///    house had received ([`Failure::Uncaused`]);
-/// 3. each snapshot in id order: when assembled, accepted by [`verify`], conserving the ledger
+/// 3. each snapshot in id order: when assembled, accepted by [`verify()`], conserving the ledger
 ///    (when `A` conserves a quantity),
 ///    equal to what `wait` returned, and every one of its markers received; when not, not
 ///    waited for, reported incomplete, shown unterminated by [`unterminated`], and every part
