@@ -332,6 +332,35 @@ fn every_link_to_a_chapter_resolves() {
     assert!(broken.is_empty(), "links to missing files:\n{}", broken.join("\n"));
 }
 
+/// Every file or folder of the repository the guide names in backquotes (`src/…`,
+/// `model/tests/…`, …) exists, so a move cannot leave the guide pointing at nothing. A name
+/// followed by "(now" is history, kept with its new name beside it.
+#[test]
+fn every_source_path_the_guide_names_exists() {
+    const ROOTS: &[&str] =
+        &["src/", "model/", "loom-tests/", "tests/", "examples/", "bench/", "benches/", "scripts/", ".ci/"];
+    let mut missing = Vec::new();
+    let mut named = 0;
+    for file in files() {
+        let text = fs::read_to_string(&file).expect("a guide file");
+        for (k, line) in text.lines().enumerate() {
+            for (i, piece) in line.split('`').enumerate() {
+                let history = line.split('`').nth(i + 1).is_some_and(|after| after.trim_start().starts_with("(now"));
+                if i % 2 == 0 || history || !ROOTS.iter().any(|r| piece.starts_with(r)) || piece.contains(' ') {
+                    continue;
+                }
+                named += 1;
+                let path = piece.trim_end_matches(['.', ',', ':']);
+                if !root().join(path).exists() {
+                    missing.push(format!("{}:{}: {path}", relative(&file), k + 1));
+                }
+            }
+        }
+    }
+    assert!(named > 20, "the guide names only {named} source paths: is the scan broken?");
+    assert!(missing.is_empty(), "the guide names paths that do not exist:\n{}", missing.join("\n"));
+}
+
 #[test]
 fn the_guides_commands_run_as_documented() {
     let bins = bin_dir();
