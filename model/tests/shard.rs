@@ -104,8 +104,8 @@ fn the_correct_algorithm_split_in_four_keeps_its_verdicts() {
     // Every shard searched from some frontier states; the prefix is the same in each.
     for s in &shards {
         let info = s.shard.as_ref().unwrap();
-        assert!(info.roots > 0 && info.frontier >= 16, "{info:?}");
-        assert_eq!(info.split_depth, shards[0].shard.as_ref().unwrap().split_depth);
+        assert!(info.part.roots > 0 && info.part.frontier >= 16, "{info:?}");
+        assert_eq!(info.part.split_depth, shards[0].shard.as_ref().unwrap().part.split_depth);
     }
     let basic = Config { mode: Mode::Basic, ..full.clone() };
     let (single, _, merged) = same_verdicts::<Bank>(&basic, false);
@@ -171,7 +171,7 @@ fn a_counterexample_above_the_split_depth_is_shard_0s() {
     // double-marker fails acceptance in 3 steps, above the split depth of 64 shards.
     let c = variant_config(Variant::DoubleMarker);
     let (shards, merged) = sharded::<Bank>(&c, 64, false);
-    assert!(shards[0].shard.as_ref().unwrap().split_depth > 3);
+    assert!(shards[0].shard.as_ref().unwrap().part.split_depth > 3);
     let accepts = |r: &CheckResult| r.properties.iter().find(|p| p.name == ACCEPTS).unwrap().clone();
     assert_eq!(accepts(&shards[0]).verdict, Verdict::Counterexample);
     assert_eq!(accepts(&shards[0]).path.unwrap().len(), 3);

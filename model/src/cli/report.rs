@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::options::{CheckOptions, Strategy};
+use crate::engine::shard::Part;
 
 /// Exit code: exhaustive, and every property holds.
 pub const EXIT_OK: u8 = 0;
@@ -120,18 +121,10 @@ pub struct CheckResult {
 /// What a shard reports about its part (the `shard` object of its JSON).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardInfo {
-    /// `I`.
-    pub index: usize,
-    /// `N`.
-    pub count: usize,
-    /// The split depth `d`: steps from an initial state to a frontier state.
-    pub split_depth: usize,
-    /// States above the split depth (judged by shard 0).
-    pub prefix_states: usize,
-    /// States at the split depth.
-    pub frontier: usize,
-    /// Frontier states this shard searched from.
-    pub roots: usize,
+    /// The split and this shard's part of it (flattened: `index`, `count`, `split_depth`,
+    /// `prefix_states`, `frontier`, `roots`).
+    #[serde(flatten)]
+    pub part: Part,
     /// Every setting that shapes the state space or the properties (see [`config_key`](super::shards::config_key)).
     pub config: String,
     /// The version of the `model` crate that wrote it.
@@ -204,7 +197,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// The overall verdict in one line; a shard's starts with `shard I/N: `.
 fn summary(r: &CheckResult, opts: &CheckOptions) -> String {
     match &r.shard {
-        Some(info) => format!("shard {}/{}: {}", info.index, info.count, verdict_line(r, opts)),
+        Some(info) => format!("shard {}/{}: {}", info.part.index, info.part.count, verdict_line(r, opts)),
         None => verdict_line(r, opts),
     }
 }
@@ -294,12 +287,12 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
         writeln!(
             out,
             "shard {}/{}: split depth {}, {} states above it (judged by shard 0), {} at it, {} searched from here",
-            info.index,
-            info.count,
-            info.split_depth,
-            group(info.prefix_states),
-            group(info.frontier),
-            group(info.roots)
+            info.part.index,
+            info.part.count,
+            info.part.split_depth,
+            group(info.part.prefix_states),
+            group(info.part.frontier),
+            group(info.part.roots)
         )?;
     }
     match &result.merged {

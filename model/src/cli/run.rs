@@ -71,26 +71,15 @@ pub fn check<A: Spec>(
         if let Some(shard) = opts.shard {
             let config = config_key(A::NAME, &model.cfg, opts.symmetry, opts.depth, opts.stop_on_failure);
             let sharded = Sharded::spawn(model, shard, opts.threads.max(1), limits, symmetry)?;
-            let p = sharded.part;
-            let info = ShardInfo {
-                index: p.index,
-                count: p.count,
-                split_depth: p.split_depth,
-                prefix_states: p.prefix_states,
-                frontier: p.frontier,
-                roots: p.roots,
-                config,
-                version: VERSION.to_string(),
-                depth: opts.depth,
-            };
+            let info = ShardInfo { part: sharded.part, config, version: VERSION.to_string(), depth: opts.depth };
             if let Some(w) = progress.as_deref_mut() {
                 let _ = writeln!(
                     w,
                     "shard {shard}: split depth {}, {} states above it, {} at it, {} of them searched here",
-                    info.split_depth,
-                    group(info.prefix_states),
-                    group(info.frontier),
-                    group(info.roots)
+                    info.part.split_depth,
+                    group(info.part.prefix_states),
+                    group(info.part.frontier),
+                    group(info.part.roots)
                 );
             }
             let mut result = drive(sharded, opts, progress, start, estimate)?;

@@ -60,10 +60,10 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
             ));
         };
         if let Some((first, _, f)) = parts.first() {
-            if info.count != f.count {
+            if info.part.count != f.part.count {
                 return Err(format!(
                     "{file}: shard {}/{}, but {first} is shard {}/{}: shards of one check share one count N",
-                    info.index, info.count, f.index, f.count
+                    info.part.index, info.part.count, f.part.index, f.part.count
                 ));
             }
             if info.version != f.version {
@@ -79,11 +79,14 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
                 ));
             }
         }
-        if info.index >= info.count {
-            return Err(format!("{file}: shard {}/{}: the index must be below the count", info.index, info.count));
+        if info.part.index >= info.part.count {
+            return Err(format!(
+                "{file}: shard {}/{}: the index must be below the count",
+                info.part.index, info.part.count
+            ));
         }
-        if let Some((other, _, _)) = parts.iter().find(|(_, _, f)| f.index == info.index) {
-            return Err(format!("{file}: shard {}/{} again (also in {other})", info.index, info.count));
+        if let Some((other, _, _)) = parts.iter().find(|(_, _, f)| f.part.index == info.part.index) {
+            return Err(format!("{file}: shard {}/{} again (also in {other})", info.part.index, info.part.count));
         }
         let names = |r: &CheckResult| r.properties.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
         if let Some((first, r, _)) = parts.first() {
@@ -97,9 +100,11 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
         return Err("no shard results to merge".to_string());
     };
     let (count, split_depth, config, version, depth) =
-        (first.count, first.split_depth, first.config.clone(), first.version.clone(), first.depth);
-    let missing: Vec<String> =
-        (0..count).filter(|i| parts.iter().all(|(_, _, f)| f.index != *i)).map(|i| format!("{i}/{count}")).collect();
+        (first.part.count, first.part.split_depth, first.config.clone(), first.version.clone(), first.depth);
+    let missing: Vec<String> = (0..count)
+        .filter(|i| parts.iter().all(|(_, _, f)| f.part.index != *i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
     match missing.len() {
         0 => {}
         1 => return Err(format!("missing shard {}: every shard's result is needed for a verdict", missing[0])),
@@ -107,7 +112,7 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
             return Err(format!("missing shards {}: every shard's result is needed for a verdict", missing.join(", ")))
         }
     }
-    parts.sort_by_key(|(_, _, f)| f.index);
+    parts.sort_by_key(|(_, _, f)| f.part.index);
 
     let exhaustive_all = parts.iter().all(|(_, r, _)| r.exhaustive);
     let mut properties = Vec::new();
@@ -136,7 +141,7 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
     }
     let decided = properties.iter().all(|p| !p.verdict.undecided() && p.path.is_some());
     let bounds: Vec<(usize, &str)> =
-        parts.iter().filter_map(|(_, r, f)| r.bound.as_deref().map(|b| (f.index, b))).collect();
+        parts.iter().filter_map(|(_, r, f)| r.bound.as_deref().map(|b| (f.part.index, b))).collect();
     let bound = if bounds.is_empty() {
         None
     } else if bounds.iter().all(|(_, b)| *b == bounds[0].1) {
@@ -149,13 +154,13 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
     let shards = parts
         .iter()
         .map(|(file, r, f)| MergedShard {
-            index: f.index,
+            index: f.part.index,
             file: file.clone(),
             unique_states: r.unique_states,
             states: r.states,
             seconds: r.seconds,
             exhaustive: r.exhaustive,
-            roots: f.roots,
+            roots: f.part.roots,
         })
         .collect();
     let mut result = CheckResult {

@@ -160,7 +160,7 @@ where
 
 /// Where a shard's part of the search lies: the split, and how much of the frontier is this
 /// shard's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Part {
     /// `I`.
     pub index: usize,
