@@ -14,6 +14,8 @@
 //!
 //! [`Cluster`]: chandy_lamport::runtime::Cluster
 
+#![deny(missing_docs)]
+
 pub mod checkpoints;
 #[cfg(loom)]
 pub mod explore;

@@ -6,6 +6,8 @@
 //! its properties), [`reduce`] (partial-order and symmetry reduction), [`explorer`] (the state
 //! graph stateright walks, and the space-time diagram) and [`cli`] (the command).
 
+#![deny(missing_docs)]
+
 pub mod cli;
 pub mod engine;
 pub mod explorer;
