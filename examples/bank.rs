@@ -4,6 +4,7 @@
 //! `cargo run --release --example bank -- --procs 5 --transfers 10000 --snapshots 10`
 //! (`--trace-out DIR` also writes the run as JSON-lines logs, for `model verify`)
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use chandy_lamport::protocol::Topology;
@@ -56,7 +57,7 @@ fn main() -> ExitCode {
     let topology = match topology {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -68,16 +69,20 @@ fn main() -> ExitCode {
     w.jars = args.jars;
     w.seed = seed;
     w.trace_out = args.trace_out.clone();
-    println!(
-        "{} houses, {} jars each, {} transfers, {} snapshots (seed {seed})",
+    let header = format!(
+        "{} houses, {} jars each, {} transfers, {} snapshots (seed {seed})\n",
         args.procs, args.jars, args.transfers, args.snapshots
     );
+    if let Err(code) = print(&header) {
+        return code;
+    }
     match run(&w) {
         Ok(report) => {
+            let mut text = String::new();
             for s in &report.snapshots {
                 let who: Vec<&str> = s.initiators.iter().map(|p| names[p.index()].as_str()).collect();
-                println!(
-                    "snapshot {}: initiated at {}; {} jars in houses + {} in transit on {} channels = {}; verified",
+                text += &format!(
+                    "snapshot {}: initiated at {}; {} jars in houses + {} in transit on {} channels = {}; verified\n",
                     s.id,
                     who.join(", "),
                     s.in_houses,
@@ -86,16 +91,26 @@ fn main() -> ExitCode {
                     s.in_houses + s.in_transit
                 );
             }
-            println!("({} transfers refused for lack of jars)", report.refused);
+            text += &format!("({} transfers refused for lack of jars)\n", report.refused);
             if let Some(dir) = &args.trace_out {
-                println!("logs written to {} (<house>.jsonl, topology.top)", dir.display());
+                text += &format!("logs written to {} (<house>.jsonl, topology.top)\n", dir.display());
             }
-            println!("{} snapshots verified, total conserved", report.snapshots.len());
-            ExitCode::SUCCESS
+            text += &format!("{} snapshots verified, total conserved\n", report.snapshots.len());
+            print(&text).err().unwrap_or(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("FAILED: {e}");
+            let _ = writeln!(std::io::stderr(), "FAILED: {e}");
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes `text` to standard output; a closed pipe or a full disk is reported, exit 4 (as the
+/// `model` command does), never a panic.
+fn print(text: &str) -> Result<(), ExitCode> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| {
+        let _ = writeln!(std::io::stderr(), "error: cannot write the output: {e}");
+        ExitCode::from(4)
+    })
 }

@@ -254,12 +254,21 @@ fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
     let expected = format!("{}:1: no causal order exists (a cycle): this event waits for message", p("A.jsonl"));
     assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
     assert!(stderr(&o).contains(&format!("(at {}:2)", p("B.jsonl"))), "{}", stderr(&o));
-    // Without a cycle the same two houses verify (no snapshot: nothing to judge, states consistent).
+    // Without a cycle the same two houses verify, but judge nothing (no snapshot): never a pass.
     let b = b.replace(r#""seq":0,"kind":"receive""#, r#""seq":9,"kind":"receive""#).replace(r#""seq":1"#, r#""seq":0"#);
     std::fs::write(dir.join("B.jsonl"), b.replace(r#""seq":9"#, r#""seq":1"#)).unwrap();
     let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl")]);
-    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("verdict: no snapshot in the logs"), "{}", stdout(&o));
+    assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("verdict: no snapshot in the logs: nothing was judged"), "{}", stdout(&o));
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl"), "--json"]);
+    assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(r#""ok":false"#), "{}", stdout(&o));
+    // Empty logs (a failed collection of logs) are no run at all: bad input, never a pass.
+    std::fs::write(dir.join("A.jsonl"), "").unwrap();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), "/dev/null"]);
+    assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let expected = format!("{}, /dev/null: no event in the logs: there is no run to verify", p("A.jsonl"));
+    assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -10,6 +10,7 @@ use chandy_lamport::{Algorithm, Variant};
 use clap::{Args, Parser, Subcommand};
 
 use super::options::Strategy;
+use super::output::note;
 use super::verify;
 use crate::engine::shard::ShardSpec;
 use crate::model::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
@@ -22,7 +23,9 @@ Exit codes:
      exhaustive search, no example of a sometimes-property
   2  bad input: a bad flag, an impossible configuration, an unreadable or malformed topology file
   3  not exhaustive and no failure found (--depth, --strategy simulation, --timeout, Ctrl-C):
-     some verdicts are undecided";
+     some verdicts are undecided
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
 
 const MERGE_EXIT_CODES: &str = "\
 Exit codes:
@@ -32,21 +35,39 @@ Exit codes:
      example of a sometimes-property in any
   2  bad input: a file that cannot be read or is not a shard's JSON result, shards of different
      configurations, versions or counts N, a shard given twice, a missing shard
-  3  some shard was not exhaustive and nothing failed: some verdicts are undecided";
+  3  some shard was not exhaustive and nothing failed: some verdicts are undecided
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
 
 const REPLAY_EXIT_CODES: &str = "\
 Exit codes:
   0  every snapshot passed the trace checker (and, with --expect, matched the expected files)
   1  a snapshot failed the trace checker or differs from the expected files
   2  bad input: an unreadable or malformed file, a command the topology refuses, too few delays,
-     no expected file for the --expect prefix, a --trace-out directory that cannot be written";
+     no expected file for the --expect prefix, a --trace-out directory that cannot be written
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
+
+const VARIANTS_EXIT_CODES: &str = "\
+Exit codes:
+  0  the list was printed
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
+
+const EXPLORE_EXIT_CODES: &str = "\
+Exit codes:
+  0  the Explorer was served (until the command is stopped)
+  2  bad input: a bad flag, an impossible configuration, an address that cannot be served on
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
 
 #[derive(Parser, Debug)]
 #[command(
     name = "model",
     about = "Model-check Chandy–Lamport snapshots over the library's own core",
-    after_help = "Exit codes: 0 success, 1 a property or snapshot fails, 2 bad input, 3 (check) not exhaustive \
-                  and nothing failed. See `model check --help`."
+    after_help = "Exit codes: 0 success, 1 a property or snapshot fails, 2 bad input, 3 (check, merge) not \
+                  exhaustive and nothing failed, 4 the output could not be written. Each command's --help lists \
+                  its own."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -67,6 +88,7 @@ pub(crate) enum Command {
         json: bool,
     },
     /// Serve stateright's Explorer for the same configuration.
+    #[command(after_help = EXPLORE_EXIT_CODES)]
     Explore {
         #[command(flatten)]
         model: ModelArgs,
@@ -75,6 +97,7 @@ pub(crate) enum Command {
         addr: SocketAddr,
     },
     /// List the fault variants.
+    #[command(after_help = VARIANTS_EXIT_CODES)]
     Variants,
     /// Replay a scenario (.top + .events) on the deterministic simulator and print its
     /// snapshots in .snap form; with --expect, compare with the expected files.
@@ -300,7 +323,7 @@ impl ModelArgs {
             }
         }
         for w in &resolved.warnings {
-            eprintln!("warning: {w}");
+            note(format!("warning: {w}"));
         }
         Ok(ChandyLamport::<A>::new(resolved))
     }

@@ -1,6 +1,5 @@
 //! Running the `model` command: each command carried out, its output and its exit code.
 
-use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,6 +20,7 @@ use stateright::Model;
 
 use super::args::{CheckerArgs, Cli, Command, ModelArgs, SYMMETRY_MAX_HOUSES};
 use super::options::{CheckOptions, Strategy};
+use super::output::{is_output_failure, note, to_stdout, EXIT_OUTPUT};
 use super::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
 use super::run::check;
 use super::shards::merge;
@@ -30,11 +30,33 @@ use crate::reduce::symmetry::POR_WITH_SYMMETRY;
 /// The `model` command: parses the command line, runs the command, and returns its exit code
 /// (an error is printed and exits 2).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `--help` and `--version` go to standard output, checked like any output; a usage
+        // error goes to standard error with clap's exit code (2).
+        Err(e) if !e.use_stderr() => {
+            let help = e.render().to_string();
+            return match to_stdout(|out| out.write_all(help.as_bytes())) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(failed) => {
+                    note(format!("error: {failed}"));
+                    ExitCode::from(EXIT_OUTPUT)
+                }
+            };
+        }
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_BAD_INPUT));
+        }
+    };
     match run(cli) {
         Ok(code) => code,
+        Err(e) if is_output_failure(&e) => {
+            note(format!("error: {e:#}"));
+            ExitCode::from(EXIT_OUTPUT)
+        }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            note(format!("error: {e:#}"));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
@@ -53,7 +75,7 @@ fn interrupt_flag() -> Option<Arc<AtomicBool>> {
         None => {
             first = Some(Instant::now());
             raised.store(true, Ordering::SeqCst);
-            eprintln!("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
+            note("\ninterrupted: reporting what was explored (interrupt again to quit at once)");
         }
     });
     installed.ok().map(|()| flag)
@@ -62,9 +84,9 @@ fn interrupt_flag() -> Option<Arc<AtomicBool>> {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Variants => {
-            for v in Variant::ALL {
-                println!("{:<28} {}", v.name(), v.description());
-            }
+            to_stdout(|out| {
+                Variant::ALL.iter().try_for_each(|v| writeln!(out, "{:<28} {}", v.name(), v.description()))
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { model, checker, json } => match model.app {
@@ -78,7 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // The topology's warnings (self-links ignored); its errors are reported by the replay.
             if let Ok(top) = TopFile::read(&topology) {
                 for w in &top.warnings {
-                    eprintln!("warning: {w}");
+                    note(format!("warning: {w}"));
                 }
             }
             let delays = match delays {
@@ -89,20 +111,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Replay { expect: expect.clone(), variant, trace_out, ..Replay::new(topology, events, delays) };
             match replay(&request) {
                 Ok(outcome) => {
-                    print!("{}", outcome.snap_text());
-                    std::io::stdout().flush()?;
+                    let text = outcome.snap_text();
+                    to_stdout(|out| out.write_all(text.as_bytes()))?;
                     match (outcome.comparison.as_ref(), expect) {
                         (Some(diff), _) if !diff.matches() => {
-                            eprintln!("MISMATCH with the expected snapshots:\n{diff}");
+                            note(format!("MISMATCH with the expected snapshots:\n{diff}"));
                             Ok(ExitCode::from(EXIT_FAIL))
                         }
                         (Some(_), Some(prefix)) => {
                             let n = outcome.blocks.len();
-                            eprintln!(
+                            note(format!(
                                 "match: {} equal {} (node balances, and recorded messages per destination in order)",
                                 if n == 1 { "the snapshot".to_string() } else { format!("all {n} snapshots") },
                                 expected_files(&prefix, n)
-                            );
+                            ));
                             Ok(ExitCode::SUCCESS)
                         }
                         _ => Ok(ExitCode::SUCCESS),
@@ -110,7 +132,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 Err(e) if replay_bad_input(&e, request.expect.as_deref()) => Err(e.into()),
                 Err(e) => {
-                    eprintln!("FAILED: {e}");
+                    note(format!("FAILED: {e}"));
                     Ok(ExitCode::from(EXIT_FAIL))
                 }
             }
@@ -128,8 +150,7 @@ fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitC
     let m = model.build::<A>()?;
     // Fail with a message (not a panic inside the server) if the address is taken.
     drop(TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?);
-    println!("Explorer: http://{addr}/");
-    std::io::stdout().flush()?;
+    to_stdout(|out| writeln!(out, "Explorer: http://{addr}/"))?;
     m.checker().serve(addr);
     Ok(ExitCode::SUCCESS)
 }
@@ -186,14 +207,14 @@ fn strategy_name(s: Strategy) -> Option<&'static str> {
 
 /// Prints a result (the table, or one JSON object); its exit code.
 fn report(result: &CheckResult, json: bool) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer(&mut out, result)?;
-        writeln!(out)?;
-    } else {
-        print_table(result, &mut out)?;
-    }
-    out.flush()?;
+    to_stdout(|out| {
+        if json {
+            serde_json::to_writer(&mut *out, result)?;
+            writeln!(out)
+        } else {
+            print_table(result, out)
+        }
+    })?;
     Ok(ExitCode::from(result.exit_code))
 }
 

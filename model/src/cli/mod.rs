@@ -4,6 +4,7 @@
 pub mod args;
 pub mod commands;
 pub mod options;
+pub mod output;
 pub mod report;
 pub mod run;
 pub mod shards;

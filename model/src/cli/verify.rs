@@ -22,7 +22,8 @@ use chandy_lamport::{Application, ChannelId, SnapshotId, Topology};
 use clap::ValueEnum;
 use serde::Serialize;
 
-use super::report::{EXIT_FAIL, EXIT_OK};
+use super::output::{note, to_stdout};
+use super::report::{EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
 
 /// The exit codes, for `model verify --help`.
 pub const VERIFY_EXIT_CODES: &str = "\
@@ -32,7 +33,10 @@ Exit codes:
      state the application's transitions do not produce, a step they refuse)
   2  bad input: an unreadable or malformed topology or log file (the message names the file and
      line), an unknown process or channel, a receipt of a message never sent, a gap in a
-     process's seq, logs that admit no causal order";
+     process's seq, logs that admit no causal order, logs with no event at all
+  3  the logs hold no snapshot (and no logged state is wrong): nothing was judged, never a pass
+  4  the output could not be written (standard output a closed pipe or a full disk): the verdict
+     is unknown";
 
 /// The application: what the houses run (`check`, `explore`) or what the logs record (`verify`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -94,7 +98,7 @@ pub struct Outcome {
 pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow::Result<ExitCode> {
     let top = TopFile::read(topology)?;
     for w in &top.warnings {
-        eprintln!("warning: {w}");
+        note(format!("warning: {w}"));
     }
     fn initial<A: Spec>(top: &TopFile, path: &Path) -> anyhow::Result<Vec<A>> {
         match chandy_lamport::apps::spec::too_many_tokens::<A>(&top.tokens) {
@@ -116,14 +120,14 @@ pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow:
         App::Orders => verify_logs::<Orders>(&top.topology, initial(&top, topology)?, traces)?,
         App::Stream => verify_logs::<Stream>(&top.topology, initial(&top, topology)?, traces)?,
     };
-    let mut out = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer(&mut out, &outcome)?;
-        writeln!(out)?;
-    } else {
-        print_outcome(&outcome, &mut out)?;
-    }
-    out.flush()?;
+    to_stdout(|out| {
+        if json {
+            serde_json::to_writer(&mut *out, &outcome)?;
+            writeln!(out)
+        } else {
+            print_outcome(&outcome, out)
+        }
+    })?;
     Ok(ExitCode::from(outcome.exit_code))
 }
 
@@ -131,6 +135,10 @@ pub fn run(topology: &Path, traces: &[PathBuf], app: App, json: bool) -> anyhow:
 /// mention; bad logs are an error naming the file and line.
 pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[PathBuf]) -> anyhow::Result<Outcome> {
     let logs: Logs<A> = read_logs(topology, initial, files)?;
+    if logs.trace.events.is_empty() {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        anyhow::bail!("{}: no event in the logs: there is no run to verify", names.join(", "));
+    }
     let mut run: Vec<Finding> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     let mut run_finding = |v: &Violation, logs: &Logs<A>| {
@@ -186,10 +194,17 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         }
     }
     let failed: Vec<u32> = snapshots.iter().filter(|s| !s.holds).map(|s| s.id).collect();
-    let ok = failed.is_empty() && run.is_empty();
     let total = snapshots.len();
+    // Logs with no snapshot judge nothing: never a pass (a failed collection of logs, an
+    // implementation that never snapshots), though the logged states were cross-checked.
+    let ok = failed.is_empty() && run.is_empty() && total > 0;
+    let exit_code = match (ok, total, run.is_empty()) {
+        (true, ..) => EXIT_OK,
+        (false, 0, true) => EXIT_UNDECIDED,
+        _ => EXIT_FAIL,
+    };
     let mut summary = match (total, failed.len()) {
-        (0, _) => "no snapshot in the logs".to_string(),
+        (0, _) => "no snapshot in the logs: nothing was judged".to_string(),
         (1, 0) => "the snapshot holds".to_string(),
         (n, 0) => format!("all {n} snapshots hold"),
         (1, _) => format!("the snapshot violates the theorem (snapshot {})", failed[0]),
@@ -209,7 +224,7 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         snapshots,
         run,
         summary,
-        exit_code: if ok { EXIT_OK } else { EXIT_FAIL },
+        exit_code,
     })
 }
 
@@ -353,7 +368,7 @@ fn states_at_records<A: Application>(
 
 /// The verdicts as text: a line per snapshot, the findings under it, the run's consistency and
 /// the overall verdict.
-pub fn print_outcome(outcome: &Outcome, out: &mut impl Write) -> std::io::Result<()> {
+pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<()> {
     let files = outcome.files.len();
     writeln!(
         out,
