@@ -118,7 +118,8 @@ pub(crate) enum Command {
         /// Compare with PREFIX.snap (one snapshot) or PREFIX0.snap, PREFIX1.snap, ... (several).
         #[arg(long, value_name = "PREFIX")]
         expect: Option<PathBuf>,
-        /// Fault variant (see `model variants`).
+        /// Fault variant of Chandy-Lamport's marker rules (see `model variants`; the barrier
+        /// algorithms' faults are refused).
         #[arg(long, default_value = "none")]
         variant: Variant,
         /// Also write the run as JSON-lines logs into DIR: DIR/<node>.jsonl and DIR/topology.top.
@@ -171,14 +172,14 @@ pub(crate) struct ModelArgs {
     /// Jars per house (default 2, or the file's).
     #[arg(long)]
     pub(crate) tokens: Option<u32>,
-    /// Actions per house: one-jar transfers (and sales with --internal), at most 20.
-    #[arg(long, default_value_t = 2)]
+    /// Actions per house: one-jar transfers (and sales with --internal), 0–20.
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(0..=20))]
     pub(crate) sends: u8,
     /// Who may initiate: indices like 0,2, or any. Each initiator alone must reach every house.
-    #[arg(long, default_value = "0")]
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
     pub(crate) initiators: InitiatorSpec,
     /// Snapshot ids 0..S, 1–8.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(1..=8))]
     pub(crate) snapshots: u8,
     /// Houses may sell a jar to their port town (an internal step).
     #[arg(long)]
@@ -203,14 +204,14 @@ pub(crate) struct ModelArgs {
     pub(crate) algorithm: Algorithm,
     /// Barrier algorithms: at most M checkpoints pending at the coordinator, 1–8 (Flink's
     /// default 1). `--snapshots S` is how many the coordinator triggers in a run.
-    #[arg(long, value_name = "M", default_value_t = 1)]
+    #[arg(long, value_name = "M", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(1..=8))]
     pub(crate) max_concurrent: u8,
     /// Barrier algorithms: up to D declines (a house's state cannot be written), 0–4.
-    #[arg(long, value_name = "D", default_value_t = 0)]
+    #[arg(long, value_name = "D", default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(0..=4))]
     pub(crate) declines: u8,
     /// Barrier algorithms: up to C crashes at any step, 0–4, each followed by recovery from the
     /// latest completed checkpoint.
-    #[arg(long, value_name = "C", default_value_t = 0)]
+    #[arg(long, value_name = "C", default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(0..=4))]
     pub(crate) crashes: u8,
 }
 
@@ -219,15 +220,18 @@ fn positive(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_string()),
         Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        Err(_) => Err("must be a whole number, at least 1".to_string()),
     }
 }
 
-/// Seconds, more than 0.
+/// The longest `--timeout`, in seconds (about 31 years: longer is no timeout at all).
+const MAX_TIMEOUT: f64 = 1e9;
+
+/// Seconds, more than 0 and less than [`MAX_TIMEOUT`].
 fn seconds(s: &str) -> Result<Duration, String> {
     match s.parse::<f64>() {
-        Ok(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(Duration::from_secs_f64(x)),
-        Ok(_) => Err("must be a number of seconds greater than 0".to_string()),
+        Ok(x) if x > 0.0 && x.is_finite() && x < MAX_TIMEOUT => Ok(Duration::from_secs_f64(x)),
+        Ok(_) => Err(format!("must be a number of seconds greater than 0 and less than {MAX_TIMEOUT:e}")),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -238,29 +242,30 @@ pub(crate) struct CheckerArgs {
     /// bfs, dfs or simulation (random walks: never exhaustive).
     #[arg(long, default_value = "dfs")]
     pub(crate) strategy: Strategy,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_parser = positive)]
+    /// Worker threads, 1 to the machine's cores (default: all cores; more are capped, with a
+    /// warning).
+    #[arg(long, allow_negative_numbers = true, value_parser = positive)]
     pub(crate) threads: Option<usize>,
     /// Symmetry reduction over permutations of houses (DFS and simulation only; at most 10
     /// houses).
     #[arg(long)]
     pub(crate) symmetry: bool,
     /// Explore paths of at most D steps (not exhaustive when a path is cut: exit 3).
-    #[arg(long, value_name = "D", value_parser = positive)]
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = positive)]
     pub(crate) depth: Option<usize>,
     /// Stop at the first counterexample.
     #[arg(long)]
     pub(crate) stop_on_failure: bool,
-    /// Stop after this many seconds and report what was found (not exhaustive: exit 3 unless
-    /// something failed). Ctrl-C does the same.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    /// Stop after this many seconds (more than 0, less than 1e9) and report what was found (not
+    /// exhaustive: exit 3 unless something failed). Ctrl-C does the same.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
     pub(crate) timeout: Option<Duration>,
-    /// Simulation: seed.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) seed: u64,
-    /// Simulation: states to generate.
-    #[arg(long, default_value_t = 1_000_000, value_parser = positive)]
-    pub(crate) max_states: usize,
+    /// Simulation only: the seed (default 0).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Simulation only: states to generate, at least 1 (default 1,000,000).
+    #[arg(long, allow_negative_numbers = true, value_parser = positive)]
+    pub(crate) max_states: Option<usize>,
     /// Address used in Explorer links.
     #[arg(long, default_value = "127.0.0.1:3000")]
     pub(crate) addr: SocketAddr,

@@ -14,7 +14,7 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::sim::{replay, DelayChoice, Replay, ReplayError, SimError};
-use chandy_lamport::Variant;
+use chandy_lamport::{Algorithm, Variant};
 use clap::Parser;
 use stateright::Model;
 
@@ -97,6 +97,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge { files, json } => merge_cmd(&files, json),
         Command::Verify { topology, trace, app, json } => verify::run(&topology, &trace, app, json),
         Command::Replay { topology, events, delays, seed, expect, variant, trace_out } => {
+            if !variant.applies_to(Algorithm::ChandyLamport) {
+                anyhow::bail!(
+                    "--variant {variant} is a fault of --algorithm {}, but replay runs Chandy-Lamport's marker rules",
+                    variant.algorithm()
+                );
+            }
             // The topology's warnings (self-links ignored); its errors are reported by the replay.
             if let Ok(top) = TopFile::read(&topology) {
                 for w in &top.warnings {
@@ -169,6 +175,13 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
     if checker.symmetry && checker.strategy == Strategy::Bfs {
         anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
     }
+    if checker.strategy != Strategy::Simulation {
+        for (flag, given) in [("--seed", checker.seed.is_some()), ("--max-states", checker.max_states.is_some())] {
+            if given {
+                anyhow::bail!("{flag} is honoured only by --strategy simulation");
+            }
+        }
+    }
     let m = model.build::<A>()?;
     let houses = m.topology().len();
     if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
@@ -179,12 +192,12 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
     }
     let opts = CheckOptions {
         strategy: checker.strategy,
-        threads: checker.threads.unwrap_or(CheckOptions::default().threads),
+        threads: threads(checker.threads),
         symmetry: checker.symmetry,
         depth: checker.depth,
         stop_on_failure: checker.stop_on_failure,
-        seed: checker.seed,
-        max_states: checker.max_states,
+        seed: checker.seed.unwrap_or(0),
+        max_states: checker.max_states.unwrap_or(1_000_000),
         addr: checker.addr.to_string(),
         timeout: checker.timeout,
         interrupt: interrupt_flag(),
@@ -194,6 +207,20 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
     let mut err = std::io::stderr();
     let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
     report(&result, json)
+}
+
+/// The worker threads for `--threads`: all cores by default, and never more (more threads
+/// than cores only cost memory), with a warning naming the flag.
+fn threads(asked: Option<usize>) -> usize {
+    let cores = CheckOptions::default().threads;
+    match asked {
+        Some(n) if n > cores => {
+            note(format!("warning: --threads {n}: this machine has {cores} cores; using {cores} threads"));
+            cores
+        }
+        Some(n) => n,
+        None => cores,
+    }
 }
 
 /// The name of a strategy other than dfs.
