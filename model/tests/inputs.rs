@@ -46,6 +46,21 @@ fn replay_3nodes_expecting(prefix: &Path) -> std::process::Output {
 }
 
 #[test]
+fn replay_of_20000_concurrent_snapshots_finishes_with_every_block() {
+    // 20,000 snapshots started at N1 in one time step: the replay used to take minutes (every
+    // snapshot checked against the whole trace).
+    let n = 20_000;
+    let events = temp_file("many.events", &"snapshot N1\n".repeat(n));
+    let o = model(&["replay", "--topology", path(&suite().join("3nodes.top")), "--events", path(&events)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let ids: Vec<&str> = out.lines().filter(|l| !l.contains(' ')).collect();
+    assert_eq!(ids.len(), n, "one block per snapshot");
+    assert_eq!(ids.last(), Some(&"19999"));
+    assert_eq!(out.lines().count(), n * 4, "an id line and three balances per block, no message");
+}
+
+#[test]
 fn a_top_node_id_holding_an_arrow_exits_2_naming_the_line() {
     // `X->Y` to `Z` and `X` to `Y->Z` would both be spelled `X->Y->Z`.
     let top = temp_file("arrow.top", "4\nX 1\nX->Y 1\nY->Z 1\nZ 1\nX->Y Z\nX Y->Z\n");
