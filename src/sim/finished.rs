@@ -212,9 +212,10 @@ impl<A: Spec> Finished<A> {
     /// ([`verify()`]) and, when the application conserves a quantity ([`Spec::CONSERVES`]), its
     /// recorded quantity adds up to the total. Returns the first failure.
     ///
-    /// The first snapshot is checked against the whole trace, the others (once the trace is known
-    /// to be well formed and its logged states right) against their [`Projection`]s, so the
-    /// check is not quadratic in the snapshots; a snapshot its projection rejects is checked again
+    /// The first snapshot is checked against the whole trace; the others (the trace being then
+    /// known to be well formed, its logged states right) against their own part of it — the
+    /// application events up to the snapshot's last event, and its own records and markers — so
+    /// the check is not quadratic in the snapshots. A snapshot its part rejects is checked again
     /// against the whole trace, for the same error.
     pub fn check(&self, topology: &Topology) -> Result<(), SnapshotFailure> {
         let total = self.total();
