@@ -13,7 +13,7 @@ use chandy_lamport::formats::events::EventsFile;
 use chandy_lamport::formats::snap::{compare, write, SnapFile};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::sim::{
-    run_events, DelaySource, Finished, ReplayError, SimConfig, SimError, Simulator, SETTLE_TICKS,
+    run_events, DelaySource, Finished, ReplayError, SimConfig, SimError, Simulator, SnapshotFailure, SETTLE_TICKS,
 };
 use chandy_lamport::{ProcessId, SnapshotId, Topology, Variant};
 use proptest::prelude::*;
@@ -248,6 +248,51 @@ fn every_core_variant_is_caught_and_shrinks_to_a_small_case() {
                 clause_holds(&t, &done, clause)
             })
             .unwrap_or_else(|e| panic!("the correct algorithm fails {clause:?}: {e}"));
+    }
+}
+
+/// [`Finished::check`] as it was before it checked snapshots against their parts of the trace:
+/// every started snapshot, in id order, against the whole trace.
+fn check_against_the_whole_trace(t: &Topology, done: &Finished<Bank>) -> Result<(), SnapshotFailure> {
+    let mut ids: Vec<SnapshotId> =
+        done.snapshots.iter().map(|s| s.global.id).chain(done.incomplete.iter().copied()).collect();
+    ids.sort();
+    ids.dedup();
+    for id in ids {
+        match done.snapshots.iter().find(|s| s.global.id == id) {
+            Some(s) => {
+                verify(t, &done.trace, &s.global).map_err(|error| SnapshotFailure::Verify { snapshot: id, error })?;
+                let recorded = s.global.state.total();
+                if recorded != done.total() {
+                    return Err(SnapshotFailure::NotConserved { snapshot: id, recorded, total: done.total() });
+                }
+            }
+            None => {
+                let violations = unterminated(t, &done.trace, id)
+                    .map_err(|e| SnapshotFailure::Verify { snapshot: id, error: e.into() })?;
+                return Err(SnapshotFailure::Unterminated { snapshot: id, violations });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`Finished::check`] (each snapshot but the first against its own part of the trace) gives
+/// the verdict, and the same error, as checking every snapshot against the whole trace: under
+/// the correct algorithm and every fault variant.
+#[test]
+fn check_agrees_with_checking_against_the_whole_trace() {
+    for variant in Variant::of(chandy_lamport::Algorithm::ChandyLamport) {
+        let config = ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() };
+        let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+        runner
+            .run(&case(), |case| {
+                // A run the core refuses (`double-marker`) has nothing to check.
+                let Ok((t, done)) = run(&case, variant) else { return Ok(()) };
+                prop_assert_eq!(done.check(&t), check_against_the_whole_trace(&t, &done), "{}", variant);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
     }
 }
 

@@ -943,7 +943,8 @@ pub fn write_logs<A: LogApp>(
         }
     }
     let top = super::top::write(topology, tokens).ok_or_else(|| {
-        let bad = topology.names().iter().find(|n| n.starts_with('#') || n.contains(char::is_whitespace));
+        let bad =
+            topology.names().iter().find(|n| n.starts_with('#') || n.contains(char::is_whitespace) || n.contains("->"));
         WriteError::BadName(bad.cloned().unwrap_or_default())
     })?;
     let lines = to_lines(topology, trace, snapshots)?;

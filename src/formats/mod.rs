@@ -84,6 +84,16 @@ pub enum Problem {
         /// The node.
         node: String,
     },
+    /// A node id that cannot name a node: it holds `->`, which joins a channel's two ends
+    /// (`SRC->DST`), so two channels could be spelled alike.
+    #[error("node id {name:?} holds \"->\", which joins the two ends of a channel's name (SRC->DST): use another id")]
+    BadNodeId {
+        /// The id.
+        name: String,
+    },
+    /// An expected `.snap` file with no snapshot block.
+    #[error("holds no snapshot: expected a snapshot id line, its `NODE tokens` lines and `SRC DST token(K)` lines")]
+    NoSnapshot,
     /// Two blocks with one snapshot id.
     #[error("snapshot {snapshot} appears twice")]
     DuplicateSnapshot {

@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::{content_lines, read, FormatError, Problem};
+use crate::protocol::Topology;
 
 /// One recorded in-flight message: `SRC DST token(K)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +75,19 @@ pub struct SnapFile {
     pub file: String,
     /// The blocks, in file order.
     pub blocks: Vec<SnapBlock>,
+    /// Where each block's lines are, as [`SnapFile::blocks`].
+    pub lines: Vec<BlockLines>,
+}
+
+/// The 1-based line numbers of a block's lines in its file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BlockLines {
+    /// The snapshot id line.
+    pub id: usize,
+    /// Each balance's line, as [`SnapBlock::balances`].
+    pub balances: Vec<usize>,
+    /// Each message's line, as [`SnapBlock::messages`].
+    pub messages: Vec<usize>,
 }
 
 impl SnapFile {
@@ -86,6 +100,7 @@ impl SnapFile {
     pub fn parse(text: &str, file: &str) -> Result<Self, FormatError> {
         let err = |line: usize, problem: Problem| FormatError { file: file.to_string(), line, problem };
         let mut blocks: Vec<SnapBlock> = Vec::new();
+        let mut lines: Vec<BlockLines> = Vec::new();
         let mut ids = BTreeSet::new();
         for (line, text) in content_lines(text) {
             let fields: Vec<&str> = text.split_whitespace().collect();
@@ -96,9 +111,10 @@ impl SnapFile {
                     return Err(err(line, Problem::DuplicateSnapshot { snapshot: id }));
                 }
                 blocks.push(SnapBlock { id, ..SnapBlock::default() });
+                lines.push(BlockLines { id: line, ..BlockLines::default() });
                 continue;
             }
-            let Some(block) = blocks.last_mut() else {
+            let (Some(block), Some(at)) = (blocks.last_mut(), lines.last_mut()) else {
                 let expected = "a snapshot id line before balances and messages";
                 return Err(err(line, Problem::Malformed { expected, text: text.to_string() }));
             };
@@ -111,6 +127,7 @@ impl SnapFile {
                         return Err(err(line, Problem::DuplicateNode { snapshot: block.id, node: node.to_string() }));
                     }
                     block.balances.push((node.to_string(), tokens));
+                    at.balances.push(line);
                 }
                 [src, dst, token] => {
                     let malformed =
@@ -119,6 +136,7 @@ impl SnapFile {
                     let tokens =
                         k.parse().map_err(|_| err(line, Problem::BadNumber { field: "token(K)", text: k.into() }))?;
                     block.messages.push(SnapMessage { src: src.to_string(), dst: dst.to_string(), tokens });
+                    at.messages.push(line);
                 }
                 _ => {
                     let expected = "`ID`, `NODE tokens` or `SRC DST token(K)`";
@@ -126,7 +144,35 @@ impl SnapFile {
                 }
             }
         }
-        Ok(SnapFile { file: file.to_string(), blocks })
+        Ok(SnapFile { file: file.to_string(), blocks, lines })
+    }
+
+    /// Checks an expected file against the `topology` of the run: it holds a snapshot, every
+    /// node it names is in the topology, and every recorded message is on one of its channels.
+    /// The error names the line (the file, when it holds no snapshot).
+    pub fn check(&self, topology: &Topology) -> Result<(), FormatError> {
+        let err = |line: usize, problem: Problem| FormatError { file: self.file.clone(), line, problem };
+        if self.blocks.is_empty() {
+            return Err(err(0, Problem::NoSnapshot));
+        }
+        let line = |lines: Option<&Vec<usize>>, i: usize| lines.and_then(|l| l.get(i)).copied().unwrap_or(0);
+        let node = |name: &str, at: usize| {
+            topology.process(name).map_err(|_| err(at, Problem::UnknownNode { name: name.to_string() }))
+        };
+        for (k, block) in self.blocks.iter().enumerate() {
+            let lines = self.lines.get(k);
+            for (i, (name, _)) in block.balances.iter().enumerate() {
+                node(name, line(lines.map(|l| &l.balances), i))?;
+            }
+            for (i, m) in block.messages.iter().enumerate() {
+                let at = line(lines.map(|l| &l.messages), i);
+                let (from, to) = (node(&m.src, at)?, node(&m.dst, at)?);
+                if topology.channel_between(from, to).is_none() {
+                    return Err(err(at, Problem::NoLink { from: m.src.clone(), to: m.dst.clone() }));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -343,6 +389,7 @@ fn compare_block(want: &SnapBlock, have: &SnapBlock) -> Vec<Difference> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::ProcessId;
 
     const TEXT: &str = "0\nN1 4\nN2 1\nN3 2\nN1 N2 token(3)\nN3 N2 token(2)\nN1 N3 token(1)\n";
 
@@ -371,6 +418,27 @@ mod tests {
         assert!(matches!(problem("0\na b c d\n"), (2, Problem::Malformed { .. })));
         assert_eq!(problem("0\nN1 1\nN1 2\n"), (3, Problem::DuplicateNode { snapshot: 0, node: "N1".into() }));
         assert_eq!(problem("0\n\n0\n"), (3, Problem::DuplicateSnapshot { snapshot: 0 }));
+    }
+
+    #[test]
+    fn check_names_the_line_of_an_unknown_node_or_link() {
+        let t = Topology::new(
+            vec!["N1".into(), "N2".into(), "N3".into()],
+            [(ProcessId(0), ProcessId(1)), (ProcessId(2), ProcessId(1)), (ProcessId(0), ProcessId(2))],
+        )
+        .unwrap();
+        let problem = |text: &str| {
+            let e = SnapFile::parse(text, "x.snap").unwrap().check(&t).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("x.snap:{}: ", e.line)), "{e}");
+            (e.line, e.problem)
+        };
+        assert_eq!(SnapFile::parse(TEXT, "x.snap").unwrap().check(&t), Ok(()));
+        assert_eq!(problem("0\nN1 4\n\nN9 1\n"), (4, Problem::UnknownNode { name: "N9".into() }));
+        assert_eq!(problem("0\nN1 4\n1\nN1 N9 token(1)\n"), (4, Problem::UnknownNode { name: "N9".into() }));
+        assert_eq!(problem("# c\n0\nN2 N1 token(1)\n"), (3, Problem::NoLink { from: "N2".into(), to: "N1".into() }));
+        let e = SnapFile::parse("# nothing\n\n", "x.snap").unwrap().check(&t).unwrap_err();
+        assert_eq!((e.line, &e.problem), (0, &Problem::NoSnapshot));
+        assert!(e.to_string().starts_with("x.snap: holds no snapshot"), "{e}");
     }
 
     #[test]

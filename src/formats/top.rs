@@ -1,6 +1,11 @@
 //! `.top`: the node count, then `ID tokens` per node, then one `SRC DST` line per one-way link.
 //! As the course format says, a self-link is ignored: the parser skips it and returns a
 //! [`TopWarning`] naming its line, for the caller to show.
+//!
+//! A node id is any run of characters other than whitespace (which separates the fields) that
+//! does not hold `->`: channels are spelled `SRC->DST` (in messages and in the `.jsonl` logs), and
+//! an id holding `->` would let two channels be spelled alike (`A->B` to `C`, `A` to `B->C`).
+//! An id cannot start with `#` either, since such a line is a comment.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -8,6 +13,9 @@ use std::path::Path;
 
 use super::{content_lines, read, FormatError, Problem};
 use crate::protocol::{ProcessId, Topology, TopologyError};
+
+/// What joins a channel's two ends in its name; no node id holds it.
+const ARROW: &str = "->";
 
 /// A topology with each node's initial tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,8 +59,9 @@ impl TopFile {
         Self::parse(&read(path)?, &path.display().to_string())
     }
 
-    /// Parses `.top` text; `file` names it in errors and warnings. Duplicate nodes or links and
-    /// unknown nodes are errors naming the line; self-links are skipped with a warning.
+    /// Parses `.top` text; `file` names it in errors and warnings. Duplicate nodes or links,
+    /// unknown nodes and node ids holding `->` are errors naming the line; self-links are skipped
+    /// with a warning.
     pub fn parse(text: &str, file: &str) -> Result<Self, FormatError> {
         let err = |line: usize, problem: Problem| FormatError { file: file.to_string(), line, problem };
         let mut lines = content_lines(text);
@@ -88,6 +97,9 @@ impl TopFile {
                 }
                 return Err(err(n, Problem::BadNumber { field: "tokens", text: t.to_string() }));
             };
+            if id.contains(ARROW) {
+                return Err(err(n, Problem::BadNodeId { name: id.to_string() }));
+            }
             if index.insert(id.to_string(), names.len() as u16).is_some() {
                 return Err(err(n, TopologyError::DuplicateProcess { name: id.to_string() }.into()));
             }
@@ -127,12 +139,13 @@ impl TopFile {
 /// The `.top` text of `topology` with `tokens[i]` at process `i`: the node count, one `ID tokens`
 /// line per process, one `SRC DST` line per channel, in the topology's order (so that
 /// [`TopFile::parse`] gives the same topology back). `None` when the counts differ or a name
-/// could not be read back (empty, or holding whitespace or a leading `#`).
+/// could not be read back (empty, holding whitespace or `->`, or starting with `#`).
 pub fn write(topology: &Topology, tokens: &[u32]) -> Option<String> {
     if tokens.len() != topology.len() {
         return None;
     }
-    let readable = |n: &str| !n.is_empty() && !n.starts_with('#') && !n.contains(char::is_whitespace);
+    let readable =
+        |n: &str| !n.is_empty() && !n.starts_with('#') && !n.contains(char::is_whitespace) && !n.contains(ARROW);
     if !topology.names().iter().all(|n| readable(n)) {
         return None;
     }
@@ -179,6 +192,8 @@ mod tests {
         assert_eq!(problem("2\nA 1\nB\n"), (3, Problem::Malformed { expected: "ID tokens", text: "B".into() }));
         assert_eq!(problem("2\nA 1\nB -1\n"), (3, Problem::BadNumber { field: "tokens", text: "-1".into() }));
         assert_eq!(problem("2\nA 1\nA 2\n"), (3, TopologyError::DuplicateProcess { name: "A".into() }.into()));
+        assert_eq!(problem("2\nA 1\nB->C 2\n"), (3, Problem::BadNodeId { name: "B->C".into() }));
+        assert_eq!(problem("2\n->B 1\nC 2\n"), (2, Problem::BadNodeId { name: "->B".into() }));
         assert_eq!(problem("2\nA 1\nB 2\nA C\n"), (4, TopologyError::UnknownProcess { name: "C".into() }.into()));
         // Links where a node was due: the count announces more nodes than are listed.
         assert_eq!(problem("3\nA 1\nB 2\nA B\n"), (4, Problem::MissingNodes { expected: 3, found: 2 }));
@@ -201,6 +216,8 @@ mod tests {
         assert_eq!(write(&t, &[1, 2, 3]), None);
         let spaced = Topology::new(vec!["A B".into(), "C".into()], [(ProcessId(0), ProcessId(1))]).unwrap();
         assert_eq!(write(&spaced, &[1, 1]), None);
+        let arrow = Topology::new(vec!["A->B".into(), "C".into()], [(ProcessId(0), ProcessId(1))]).unwrap();
+        assert_eq!(write(&arrow, &[1, 1]), None);
     }
 
     #[test]

@@ -142,16 +142,22 @@ pub fn replay(request: &Replay) -> Result<ReplayOutcome, ReplayError> {
     run.check(&top.topology).map_err(|failure| ReplayError::Snapshot { file: events.file.clone(), failure })?;
     let blocks = run.blocks(&top.topology);
     let comparison = match &request.expect {
-        Some(prefix) => Some(compare_with(prefix, &blocks, run.total())?),
+        Some(prefix) => Some(compare_with(prefix, &top.topology, &blocks, run.total())?),
         None => None,
     };
     Ok(ReplayOutcome { topology: top.topology, blocks, comparison, run })
 }
 
-/// Compares blocks with the expected files of `prefix` (see [`load_expected`]) by the suite's
-/// rules, `total` being the tokens every snapshot must account for.
-pub fn compare_with(prefix: &Path, blocks: &[SnapBlock], total: u64) -> Result<Comparison, ReplayError> {
-    let expected = load_expected(prefix, blocks.len())?;
+/// Compares blocks of a run of `topology` with the expected files of `prefix` (see
+/// [`load_expected`]) by the suite's rules, `total` being the tokens every snapshot must account
+/// for.
+pub fn compare_with(
+    prefix: &Path,
+    topology: &Topology,
+    blocks: &[SnapBlock],
+    total: u64,
+) -> Result<Comparison, ReplayError> {
+    let expected = load_expected(prefix, blocks.len(), topology)?;
     Ok(compare(&expected, blocks, Some(total)))
 }
 

@@ -1,0 +1,113 @@
+//! Every input of `model replay` (and the `.top` of every command): bad input exits 2 naming the
+//! file and line, a run this large finishes, and a failed comparison stays exit 1.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{bad_input, model, stderr};
+
+/// A file in this test run's own directory.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("model-inputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The course scenario suite (`COS418_DATA`, or `../shared/cos418` beside the workspace).
+fn suite() -> PathBuf {
+    let dir = std::env::var_os("COS418_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cos418"));
+    assert!(dir.join("delays.txt").is_file(), "the cos418 suite is not at {} (set COS418_DATA)", dir.display());
+    dir
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `model replay` of the suite's 3-node bidirectional scenario against the expectation `prefix`.
+fn replay_3nodes_expecting(prefix: &Path) -> std::process::Output {
+    let s = suite();
+    model(&[
+        "replay",
+        "--topology",
+        path(&s.join("3nodes.top")),
+        "--events",
+        path(&s.join("3nodes-bidirectional-messages.events")),
+        "--delays",
+        path(&s.join("delays.txt")),
+        "--expect",
+        path(prefix),
+    ])
+}
+
+#[test]
+fn replay_of_20000_concurrent_snapshots_finishes_with_every_block() {
+    // 20,000 snapshots started at N1 in one time step: the replay used to take minutes (every
+    // snapshot checked against the whole trace).
+    let n = 20_000;
+    let events = temp_file("many.events", &"snapshot N1\n".repeat(n));
+    let o = model(&["replay", "--topology", path(&suite().join("3nodes.top")), "--events", path(&events)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let ids: Vec<&str> = out.lines().filter(|l| !l.contains(' ')).collect();
+    assert_eq!(ids.len(), n, "one block per snapshot");
+    assert_eq!(ids.last(), Some(&"19999"));
+    assert_eq!(out.lines().count(), n * 4, "an id line and three balances per block, no message");
+}
+
+#[test]
+fn a_top_node_id_holding_an_arrow_exits_2_naming_the_line() {
+    // `X->Y` to `Z` and `X` to `Y->Z` would both be spelled `X->Y->Z`.
+    let top = temp_file("arrow.top", "4\nX 1\nX->Y 1\nY->Z 1\nZ 1\nX->Y Z\nX Y->Z\n");
+    let message = "arrow.top:3: node id \"X->Y\" holds \"->\"";
+    bad_input(&["check", "--topology", path(&top)], message);
+    let events = temp_file("arrow.events", "snapshot X\n");
+    bad_input(&["replay", "--topology", path(&top), "--events", path(&events)], message);
+    // Ends of `-` and `>` are fine: `A-` to `>B` is spelled `A-->>B`, one way only.
+    let top = temp_file("ends.top", "2\nA- 1\n>B 1\nA- >B\n>B A-\n");
+    let events = temp_file("ends.events", "send A- >B 1\nsnapshot >B\n");
+    let o = model(&["replay", "--topology", path(&top), "--events", path(&events)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn an_expected_snap_naming_an_unknown_node_exits_2_naming_the_line() {
+    let expected = std::fs::read_to_string(suite().join("3nodes-bidirectional-messages.snap")).unwrap();
+    // A balance of a node the topology lacks (line 4).
+    let prefix = temp_file("unknown-node.snap", &expected.replacen("N3 2", "N9 2", 1)).with_extension("");
+    let o = replay_3nodes_expecting(&prefix);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown-node.snap:4: unknown node N9"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("MISMATCH"), "{}", stderr(&o));
+    // A message from a node the topology lacks (line 6).
+    let text = expected.replacen("N1 N2 token(2)", "N7 N2 token(2)", 1);
+    let prefix = temp_file("unknown-src.snap", &text).with_extension("");
+    let o = replay_3nodes_expecting(&prefix);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown-src.snap:6: unknown node N7"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_empty_expected_snap_exits_2_naming_the_file() {
+    for (name, text) in [("empty.snap", ""), ("comments.snap", "# nothing here\n\n")] {
+        let file = temp_file(name, text);
+        let o = replay_3nodes_expecting(&file.with_extension(""));
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let message = format!("{}: holds no snapshot", file.display());
+        assert!(stderr(&o).contains(&message), "{name}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn an_expected_snap_that_differs_still_exits_1() {
+    let expected = std::fs::read_to_string(suite().join("3nodes-bidirectional-messages.snap")).unwrap();
+    let prefix = temp_file("differs.snap", &expected.replacen("N1 4", "N1 5", 1)).with_extension("");
+    let o = replay_3nodes_expecting(&prefix);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("MISMATCH") && stderr(&o).contains("node N1"), "{}", stderr(&o));
+}
