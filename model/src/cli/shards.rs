@@ -124,30 +124,36 @@ pub fn roots_of(index: usize, count: usize, frontier: usize) -> usize {
 /// are what the verdicts give; it searched at least its roots (and shard 0 its prefix) unless
 /// the prefix alone decided the check. Returns its `shard` object.
 pub fn check_shard(file: &str, result: &CheckResult) -> Result<ShardInfo, String> {
-    let Some(info) = result.shard.clone() else {
-        return Err(format!(
-            "{file}: not a shard's result (no \"shard\" object): write each with `model check --shard I/N --json`"
-        ));
-    };
-    match &info.digest {
-        None => {
-            return Err(format!(
-                "{file}: shard.digest: missing: write each shard with `model check --shard I/N --json` of this build"
-            ))
-        }
-        Some(d) if *d != digest(result) => {
-            return Err(format!(
-                "{file}: shard.digest: the content does not match its digest: the file was edited or damaged after \
-                 the shard wrote it; run the shard again"
-            ))
-        }
-        Some(_) => {}
-    }
+    let info = shard_info(file, result)?;
+    check_digest(file, result)?;
     check_content(file, result, &info)?;
     Ok(info)
 }
 
-/// [`check_shard`] but the digest: whether a shard's result is consistent in itself.
+/// A result's `shard` object, or the error naming `file` that it has none.
+fn shard_info(file: &str, result: &CheckResult) -> Result<ShardInfo, String> {
+    result.shard.clone().ok_or_else(|| {
+        format!("{file}: not a shard's result (no \"shard\" object): write each with `model check --shard I/N --json`")
+    })
+}
+
+/// Whether a shard's result carries its own [`digest`] (`shard.digest`), naming `file` if not.
+pub fn check_digest(file: &str, result: &CheckResult) -> Result<(), String> {
+    let info = shard_info(file, result)?;
+    match &info.digest {
+        None => Err(format!(
+            "{file}: shard.digest: missing: write each shard with `model check --shard I/N --json` of this build"
+        )),
+        Some(d) if *d != digest(result) => Err(format!(
+            "{file}: shard.digest: the content does not match its digest: the file was edited or damaged after the \
+             shard wrote it; run the shard again"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// [`check_shard`] but the digest: whether a shard's result (`info` its `shard` object) is
+/// consistent in itself.
 pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Result<(), String> {
     let part = &info.part;
     let bad = |field: &str, why: String| Err(format!("{file}: {field}: {why}"));
@@ -207,7 +213,8 @@ pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Resu
             return bad(
                 "verdict",
                 format!(
-                    "{what}: an {}-property cannot be \"{}\" (its verdicts: {}, {}, {})",
+                    "{what}: {} {}-property cannot be \"{}\" (its verdicts: {}, {}, {})",
+                    if p.expectation == "always" { "an" } else { "a" },
                     p.expectation,
                     v.label(),
                     discovery.label(),
@@ -272,27 +279,23 @@ pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Resu
 /// properties, an index given twice, and roots that do not add up to the frontier; and on a
 /// missing shard.
 pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> {
-    merge_with(inputs, check_shard)
+    merge_with(inputs, true)
 }
 
-/// [`merge`] without checking the digests: the checks of what the shards say, for results made
+/// [`merge`] without checking the digests: every check of what the shards say, for results made
 /// or changed in memory.
 pub fn merge_unsealed(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> {
-    merge_with(inputs, |file, result| {
-        let Some(info) = result.shard.clone() else {
-            return check_shard(file, result);
-        };
-        check_content(file, result, &info).map(|()| info)
-    })
+    merge_with(inputs, false)
 }
 
-fn merge_with(
-    inputs: Vec<(String, CheckResult)>,
-    check: impl Fn(&str, &CheckResult) -> Result<ShardInfo, String>,
-) -> Result<CheckResult, String> {
+/// Checks each shard (its digest when `sealed`; what it shares with the first; itself) and merges.
+fn merge_with(inputs: Vec<(String, CheckResult)>, sealed: bool) -> Result<CheckResult, String> {
     let mut parts: Vec<(String, CheckResult, ShardInfo)> = Vec::new();
     for (file, result) in inputs {
-        let info = check(&file, &result)?;
+        let info = shard_info(&file, &result)?;
+        if sealed {
+            check_digest(&file, &result)?;
+        }
         if let Some((first, r, f)) = parts.first() {
             if info.part.count != f.part.count {
                 return Err(format!(
@@ -322,8 +325,8 @@ fn merge_with(
             for (field, mine, theirs) in shared {
                 if mine != theirs {
                     return Err(format!(
-                        "{file}: shard.{field}: {mine}, but {theirs} in {first}: every shard of one check computes \
-                         the same split"
+                        "{file}: shard.{field}: {mine}, but {theirs} in {first}: the shards of one check agree \
+                         on it (the same split, from the same prefix)"
                     ));
                 }
             }
@@ -334,6 +337,7 @@ fn merge_with(
                 return Err(format!("{file}: properties: its properties differ from {first}'s"));
             }
         }
+        check_content(&file, &result, &info)?;
         if let Some((other, _, _)) = parts.iter().find(|(_, _, f)| f.part.index == info.part.index) {
             return Err(format!("{file}: shard {}/{} again (also in {other})", info.part.index, info.part.count));
         }
