@@ -215,3 +215,39 @@ fn a_correct_merge_exits_0_with_the_single_runs_verdicts() {
         assert!(info.shards.iter().all(|s| s.digest.as_ref().is_some_and(|d| d.len() == 64)), "{info:?}");
     }
 }
+
+#[test]
+fn a_shard_0_whose_prefix_decided_the_check_merges_without_its_roots() {
+    // Under --stop-on-failure, double-marker fails in 3 steps, above the split depth of 16
+    // shards: shard 0 searches no root (its states are its prefix's), and is no less a shard.
+    let dir = temp_dir("prefix-decided");
+    let files: Vec<String> = (0..16)
+        .map(|index| {
+            let shard = format!("{index}/16");
+            let args = [
+                "check",
+                "--json",
+                "--threads",
+                "1",
+                "--sends",
+                "1",
+                "--variant",
+                "double-marker",
+                "--stop-on-failure",
+            ];
+            let o = model(&[&args[..], &["--shard", &shard]].concat());
+            assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+            let path = dir.join(format!("shard-{index}.json"));
+            std::fs::write(&path, &o.stdout).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let first = read(&files[0]);
+    let part = first.shard.as_ref().unwrap().part;
+    assert!(part.roots > 0 && first.unique_states < part.prefix_states + part.roots, "{part:?}");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    let o = model(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("(counterexample, 3 steps)"));
+}

@@ -279,23 +279,10 @@ pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Resu
 /// properties, an index given twice, and roots that do not add up to the frontier; and on a
 /// missing shard.
 pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> {
-    merge_with(inputs, true)
-}
-
-/// [`merge`] without checking the digests: every check of what the shards say, for results made
-/// or changed in memory.
-pub fn merge_unsealed(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> {
-    merge_with(inputs, false)
-}
-
-/// Checks each shard (its digest when `sealed`; what it shares with the first; itself) and merges.
-fn merge_with(inputs: Vec<(String, CheckResult)>, sealed: bool) -> Result<CheckResult, String> {
     let mut parts: Vec<(String, CheckResult, ShardInfo)> = Vec::new();
     for (file, result) in inputs {
         let info = shard_info(&file, &result)?;
-        if sealed {
-            check_digest(&file, &result)?;
-        }
+        check_digest(&file, &result)?;
         if let Some((first, r, f)) = parts.first() {
             if info.part.count != f.part.count {
                 return Err(format!(
