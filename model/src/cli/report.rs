@@ -131,6 +131,11 @@ pub struct ShardInfo {
     pub version: String,
     /// `--depth`, if given (for the merged verdict line).
     pub depth: Option<usize>,
+    /// The SHA-256 of the whole result without this field, in lowercase hex (see
+    /// [`digest`](super::shards::digest)): `model merge` refuses a file whose content no longer
+    /// matches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// One shard's part of a merge (the `merged.shards` entries).
@@ -150,6 +155,9 @@ pub struct MergedShard {
     pub exhaustive: bool,
     /// Frontier states it searched from.
     pub roots: usize,
+    /// Its file's digest (`shard.digest`), checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// What a merge adds to its result (the `merged` object of its JSON).
@@ -159,6 +167,12 @@ pub struct MergeInfo {
     pub count: usize,
     /// The split depth.
     pub split_depth: usize,
+    /// States above the split depth (judged by shard 0).
+    #[serde(default)]
+    pub prefix_states: usize,
+    /// States at the split depth, each searched from by exactly one shard.
+    #[serde(default)]
+    pub frontier: usize,
     /// The configuration (see [`config_key`](super::shards::config_key)).
     pub config: String,
     /// The model version that wrote the shards.

@@ -12,7 +12,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
 use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, group, CheckResult, PropertyResult, ShardInfo, Stop, Verdict, EXIT_OK};
-use super::shards::{config_key, VERSION};
+use super::shards::{config_key, seal, VERSION};
 use crate::engine::dfs::{Engine, Limits};
 use crate::engine::shard::Sharded;
 use crate::model::config::Resolved;
@@ -71,7 +71,8 @@ pub fn check<A: Spec>(
         if let Some(shard) = opts.shard {
             let config = config_key(A::NAME, &model.cfg, opts.symmetry, opts.depth, opts.stop_on_failure);
             let sharded = Sharded::spawn(model, shard, opts.threads.max(1), limits, symmetry)?;
-            let info = ShardInfo { part: sharded.part, config, version: VERSION.to_string(), depth: opts.depth };
+            let info =
+                ShardInfo { part: sharded.part, config, version: VERSION.to_string(), depth: opts.depth, digest: None };
             if let Some(w) = progress.as_deref_mut() {
                 let _ = writeln!(
                     w,
@@ -85,6 +86,7 @@ pub fn check<A: Spec>(
             let mut result = drive(sharded, opts, progress, start, estimate)?;
             result.shard = Some(info);
             conclude(&mut result, opts);
+            seal(&mut result);
             return Ok(result);
         }
         let engine = Engine::spawn(model, opts.threads.max(1), limits, symmetry)?;
