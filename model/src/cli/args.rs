@@ -65,8 +65,8 @@ Exit codes:
 #[command(
     name = "model",
     about = "Model-check Chandy–Lamport snapshots over the library's own core",
-    after_help = "Exit codes: 0 success, 1 a property or snapshot fails, 2 bad input, 3 (check, merge) not \
-                  exhaustive and nothing failed, 4 the output could not be written. Each command's --help lists \
+    after_help = "Exit codes: 0 success, 1 a property or snapshot fails, 2 bad input, 3 (check, merge, verify) \
+                  nothing failed but something went undecided, 4 the output could not be written. Each command's --help lists \
                   its own."
 )]
 pub(crate) struct Cli {
