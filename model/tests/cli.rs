@@ -3,17 +3,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::{bad_input, model, stderr};
+use common::{bad_input, model, stderr, suite};
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    common::temp_file("cli", name, text)
 }
 
 /// Issue 22's rows: a flag is never accepted and ignored, and every numeric flag's message
@@ -339,14 +335,6 @@ fn variants_lists_every_variant_with_a_description() {
         assert!(line.len() > v.name().len() + 10, "{line}");
     }
     assert_eq!(out.lines().count(), chandy_lamport::Variant::ALL.len());
-}
-
-fn suite() -> PathBuf {
-    let dir = std::env::var_os("COS418_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cos418"));
-    assert!(dir.join("delays.txt").is_file(), "the cos418 suite is not at {} (set COS418_DATA)", dir.display());
-    dir
 }
 
 #[test]

@@ -5,24 +5,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bad_input, model, stderr};
+use common::{bad_input, model, stderr, suite};
 
-/// A file in this test run's own directory.
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-inputs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// The course scenario suite (`COS418_DATA`, or `../shared/cos418` beside the workspace).
-fn suite() -> PathBuf {
-    let dir = std::env::var_os("COS418_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cos418"));
-    assert!(dir.join("delays.txt").is_file(), "the cos418 suite is not at {} (set COS418_DATA)", dir.display());
-    dir
+    common::temp_file("inputs", name, text)
 }
 
 fn path(p: &Path) -> &str {

@@ -2,6 +2,8 @@
 //! nobody reads exits 4 with a message, never a panic (101) and never "bad input" (2); `--help`
 //! too. Every command's `--help` lists its exit codes, 4 among them.
 
+mod common;
+
 use std::fs::File;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -41,10 +43,7 @@ fn run(args: &[&str], kind: Sink) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-output-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("output", name)
 }
 
 fn text(path: &Path) -> String {

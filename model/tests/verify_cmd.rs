@@ -2,30 +2,22 @@
 //! --trace-out` writes them) hold; doctored logs are violations naming the lines involved;
 //! bad logs exit 2 naming the file and line; `model replay --trace-out` writes logs that hold.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
+use common::{model, stderr};
 use serde_json::Value;
-
-fn model(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_model")).args(args).output().expect("run model")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-verify-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("verify", name)
 }
 
 /// The acceptance run: 4 houses, 2,000 transfers, 5 snapshots, written with `trace_out` (what

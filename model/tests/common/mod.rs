@@ -75,3 +75,29 @@ pub fn bad_input(args: &[&str], message: &str) {
     assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     assert!(stderr(&o).contains(message), "{args:?}: expected {message:?} in {}", stderr(&o));
 }
+
+/// A fresh, empty directory for one test: `model-PREFIX-<pid>-NAME` in the temporary directory.
+pub fn temp_dir(prefix: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("model-{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A file holding `text` in this test binary's directory `model-PREFIX-<pid>`.
+pub fn temp_file(prefix: &str, name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("model-{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The course scenario suite (`COS418_DATA`, or `../shared/cos418` beside the workspace).
+pub fn suite() -> std::path::PathBuf {
+    let dir = std::env::var_os("COS418_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/cos418"));
+    assert!(dir.join("delays.txt").is_file(), "the cos418 suite is not at {} (set COS418_DATA)", dir.display());
+    dir
+}
