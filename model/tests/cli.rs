@@ -478,3 +478,37 @@ fn replay_of_a_bad_script_exits_2_naming_file_and_line() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("bad.events:2:"), "{}", stderr(&o));
 }
+
+/// `explore --addr 127.0.0.1:0` prints the port the system chose, and serves there.
+#[test]
+fn explore_on_port_0_prints_the_port_it_serves_on() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_model"))
+        .args(["explore", "--sends", "0", "--addr", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run model explore");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let served = line.trim().strip_prefix("Explorer: http://").and_then(|a| a.strip_suffix('/')).map(str::to_string);
+    let result = (|| {
+        let addr: std::net::SocketAddr = served.as_deref().ok_or(format!("no address in {line:?}"))?.parse().unwrap();
+        if addr.port() == 0 {
+            return Err(format!("printed port 0: {line:?}"));
+        }
+        // The server starts a moment after the line is printed.
+        for _ in 0..100 {
+            if let Ok(mut s) = std::net::TcpStream::connect(addr) {
+                s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+                let mut reply = String::new();
+                let _ = s.read_to_string(&mut reply);
+                return if reply.starts_with("HTTP/1.") { Ok(()) } else { Err(format!("reply {reply:?}")) };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Err(format!("nothing serves on {addr}"))
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result.unwrap();
+}

@@ -349,3 +349,47 @@ fn replay_writes_logs_that_verify() {
     assert!(stderr(&o).contains("--trace-out: cannot write /proc/no-such-dir"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 22's blow-up: three processes' logs checked against a 300-process topology give a page
+/// (the first findings of each snapshot, then a count of the rest), not a million lines.
+#[test]
+fn findings_per_snapshot_are_capped_with_a_count_of_the_rest() {
+    let dir = temp_dir("cap");
+    std::fs::write(dir.join("t.top"), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
+    std::fs::write(dir.join("t.events"), "send N1 N2 3\nsnapshot N1\nsend N3 N1 2\ntick 3\n").unwrap();
+    let p = |f: &Path| f.display().to_string();
+    let o = model(&[
+        "replay",
+        "--topology",
+        &p(&dir.join("t.top")),
+        "--events",
+        &p(&dir.join("t.events")),
+        "--trace-out",
+        &p(&dir.join("logs")),
+    ]);
+    assert_eq!(exit(&o), Some(0), "{}", stderr(&o));
+    let names: Vec<String> = (1..=300).map(|i| format!("N{i}")).collect();
+    let mut top = format!("300\n{}\n", names.iter().map(|n| format!("{n} 10")).collect::<Vec<_>>().join("\n"));
+    for a in &names {
+        for b in names.iter().filter(|b| *b != a) {
+            top += &format!("{a} {b}\n");
+        }
+    }
+    std::fs::write(dir.join("big.top"), top).unwrap();
+    let logs: Vec<String> =
+        ["N1", "N2", "N3"].iter().map(|n| p(&dir.join("logs").join(format!("{n}.jsonl")))).collect();
+    let big = p(&dir.join("big.top"));
+    let mut args = vec!["verify", "--topology", big.as_str(), "--trace"];
+    args.extend(logs.iter().map(String::as_str));
+    let o = model(&args);
+    assert_eq!(exit(&o), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().count() < 40, "{} lines: {}", out.lines().count(), &out[..2000.min(out.len())]);
+    assert!(out.contains("more findings (the first 25 are listed)"), "{out}");
+    args.push("--json");
+    let json: Value = serde_json::from_slice(&model(&args).stdout).unwrap();
+    let s = &json["snapshots"][0];
+    assert_eq!(s["findings"].as_array().unwrap().len(), 25);
+    assert!(s["more_findings"].as_u64().unwrap() > 80_000, "{}", s["more_findings"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

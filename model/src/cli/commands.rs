@@ -154,8 +154,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// `model explore` for application `A`.
 fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitCode> {
     let m = model.build::<A>()?;
-    // Fail with a message (not a panic inside the server) if the address is taken.
-    drop(TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?);
+    // Fail with a message (not a panic inside the server) if the address is taken, and learn
+    // the port the system chose for port 0, so the address printed is the one served.
+    let listener = TcpListener::bind(addr).with_context(|| format!("cannot serve on {addr}"))?;
+    let addr = listener.local_addr().with_context(|| format!("cannot serve on {addr}"))?;
+    drop(listener);
     to_stdout(|out| writeln!(out, "Explorer: http://{addr}/"))?;
     m.checker().serve(addr);
     Ok(ExitCode::SUCCESS)

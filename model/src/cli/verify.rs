@@ -63,6 +63,11 @@ pub struct Finding {
     pub at: Vec<String>,
 }
 
+/// The most findings listed for one snapshot, and for the run: past that they are counted, so
+/// that logs checked against the wrong topology (a thousand processes that never logged) give a
+/// page, not millions of lines.
+pub const MAX_FINDINGS: usize = 25;
+
 /// The verdict on one snapshot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SnapshotVerdict {
@@ -70,8 +75,10 @@ pub struct SnapshotVerdict {
     pub id: u32,
     /// Whether it holds.
     pub holds: bool,
-    /// Why not.
+    /// Why not: the first [`MAX_FINDINGS`].
     pub findings: Vec<Finding>,
+    /// Findings past the first [`MAX_FINDINGS`], counted and not listed.
+    pub more_findings: usize,
 }
 
 /// Everything `model verify` reports.
@@ -85,8 +92,11 @@ pub struct Outcome {
     pub events: usize,
     /// One verdict per snapshot id found in the logs.
     pub snapshots: Vec<SnapshotVerdict>,
-    /// Problems of the run as a whole: logged states the transitions do not produce.
+    /// Problems of the run as a whole: logged states the transitions do not produce (the first
+    /// [`MAX_FINDINGS`]).
     pub run: Vec<Finding>,
+    /// Problems of the run past the first [`MAX_FINDINGS`], counted and not listed.
+    pub more_run: usize,
     /// The overall verdict in words.
     pub summary: String,
     /// The exit code.
@@ -140,10 +150,15 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         anyhow::bail!("{}: no event in the logs: there is no run to verify", names.join(", "));
     }
     let mut run: Vec<Finding> = Vec::new();
+    let mut more_run = 0;
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     let mut run_finding = |v: &Violation, logs: &Logs<A>| {
         if let Violation::LoggedState { event, reason, .. } = v {
             if seen.insert((event.position, reason.clone())) {
+                if run.len() == MAX_FINDINGS {
+                    more_run += 1;
+                    return;
+                }
                 run.push(Finding {
                     clause: clause_name(v.clause()),
                     message: format!("{reason} ({event})"),
@@ -155,6 +170,7 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
     let mut snapshots = Vec::with_capacity(logs.claims.len());
     for claim in &logs.claims {
         let mut findings = Vec::new();
+        let mut more_findings = 0;
         let violations = match &claim.snapshot {
             Some(snapshot) => {
                 let report = check(topology, &logs.trace, snapshot)
@@ -167,15 +183,21 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         for v in &violations {
             if v.clause() == Clause::LoggedStates {
                 run_finding(v, &logs);
+            } else if findings.len() == MAX_FINDINGS {
+                more_findings += 1;
             } else {
                 findings.push(finding(topology, &logs, claim, v));
             }
         }
         for anomaly in &claim.anomalies {
+            if findings.len() == MAX_FINDINGS {
+                more_findings += 1;
+                continue;
+            }
             let at = logs.location(anomaly.position).map(|l| format!("at {l}")).into_iter().collect();
             findings.push(Finding { clause: "claims", message: anomaly.message.clone(), at });
         }
-        snapshots.push(SnapshotVerdict { id: claim.id.0, holds: findings.is_empty(), findings });
+        snapshots.push(SnapshotVerdict { id: claim.id.0, holds: findings.is_empty(), findings, more_findings });
     }
     if logs.claims.iter().all(|c| c.snapshot.is_none()) {
         // No complete snapshot, so no check above cross-checked the logged states: they are
@@ -223,6 +245,7 @@ pub fn verify_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[Pat
         events: logs.trace.events.len(),
         snapshots,
         run,
+        more_run,
         summary,
         exit_code,
     })
@@ -394,6 +417,9 @@ pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<
             for f in &s.findings {
                 print(out, f)?;
             }
+            if s.more_findings > 0 {
+                writeln!(out, "  ... and {} more findings (the first {MAX_FINDINGS} are listed)", s.more_findings)?;
+            }
         }
     }
     if outcome.run.is_empty() {
@@ -402,6 +428,9 @@ pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<
         writeln!(out, "run: INCONSISTENT")?;
         for f in &outcome.run {
             print(out, f)?;
+        }
+        if outcome.more_run > 0 {
+            writeln!(out, "  ... and {} more findings (the first {MAX_FINDINGS} are listed)", outcome.more_run)?;
         }
     }
     writeln!(out, "verdict: {}", outcome.summary)
