@@ -74,10 +74,10 @@ fn coordinator_flags_are_checked() {
     bad_input(&["check", "--max-concurrent", "2"], "--max-concurrent is for the barrier algorithms'");
     bad_input(
         &["check", "--algorithm", "aligned", "--max-concurrent", "0"],
-        "--max-concurrent must be between 1 and 8, got 0",
+        "'--max-concurrent <M>': 0 is not in 1..=8",
     );
-    bad_input(&["check", "--algorithm", "aligned", "--crashes", "5"], "--crashes must be between 0 and 4, got 5");
-    bad_input(&["check", "--algorithm", "unaligned", "--declines", "9"], "--declines must be between 0 and 4, got 9");
+    bad_input(&["check", "--algorithm", "aligned", "--crashes", "5"], "'--crashes <C>': 5 is not in 0..=4");
+    bad_input(&["check", "--algorithm", "unaligned", "--declines", "9"], "'--declines <D>': 9 is not in 0..=4");
     bad_input(
         &["check", "--algorithm", "unaligned", "--theft", "--properties", "full"],
         "--theft cannot be used with --algorithm unaligned --properties full",
