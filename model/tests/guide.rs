@@ -223,8 +223,11 @@ fn example(name: &str, package: &str) -> Result<PathBuf, String> {
     let binary = profile_dir.join("examples").join(name);
     if !binary.is_file() {
         let target = profile_dir.parent().expect("the target directory");
+        // Built with this binary's own profile (release, or cargo-mutants'), into its directory.
+        let profile = profile_dir.file_name().and_then(|n| n.to_str()).expect("a profile directory");
+        let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "-p", package, "--example", name, "--target-dir"])
+            .args(["build", "--profile", profile, "-p", package, "--example", name, "--target-dir"])
             .arg(target)
             .current_dir(root())
             .status()

@@ -143,8 +143,12 @@ fn the_bank_example_reports_an_output_failure_with_exit_4() {
     let profile = model.parent().expect("the profile directory");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace");
     // Built here (a no-op when it is up to date), so a stale binary is never the one tested.
+    // The profile this test was built with (release, or cargo-mutants' own), so the example is
+    // built where this binary's profile keeps its examples.
+    let name = profile.file_name().and_then(|n| n.to_str()).expect("a profile directory");
+    let cargo_profile = if name == "debug" { "dev" } else { name };
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "-p", "chandy-lamport", "--example", "bank", "--target-dir"])
+        .args(["build", "--profile", cargo_profile, "-p", "chandy-lamport", "--example", "bank", "--target-dir"])
         .arg(profile.parent().expect("the target directory"))
         .current_dir(root)
         .status()
