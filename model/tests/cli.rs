@@ -37,6 +37,19 @@ fn flags_name_their_real_range_and_are_never_silently_ignored() {
     let o = model(&["check", "--threads", "100000", "--sends", "1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: --threads 100000: this machine has "), "{}", stderr(&o));
+    // As many as the cores, or fewer: no warning.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+    for threads in ["1", cores.as_str()] {
+        let o = model(&["check", "--threads", threads, "--sends", "1"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("warning: --threads"), "--threads {threads}: {}", stderr(&o));
+    }
+    // Simulation honours --max-states: it generates about that many states, not the default
+    // million.
+    let o = model(&["check", "--strategy", "simulation", "--max-states", "50", "--threads", "1", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON result");
+    let states = json["states"].as_u64().expect("states");
+    assert!((50..1_000).contains(&states), "{states} states generated for --max-states 50");
 }
 
 #[test]
