@@ -9,7 +9,7 @@ use std::process::Output;
 
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
-use common::{model, stderr};
+use common::{model, replay_logs, stderr};
 use serde_json::Value;
 
 fn stdout(o: &Output) -> String {
@@ -310,23 +310,9 @@ fn bad_arguments_exit_2() {
 #[test]
 fn replay_writes_logs_that_verify() {
     let dir = temp_dir("replay");
-    std::fs::write(dir.join("t.top"), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
     let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsend N2 N1 1\nsnapshot N3\ntick 3\n";
-    std::fs::write(dir.join("t.events"), events).unwrap();
-    let out = dir.join("logs");
+    let out = replay_logs(&dir, events, &["--seed", "3"]);
     let p = |f: &Path| f.display().to_string();
-    let o = model(&[
-        "replay",
-        "--topology",
-        &p(&dir.join("t.top")),
-        "--events",
-        &p(&dir.join("t.events")),
-        "--seed",
-        "3",
-        "--trace-out",
-        &p(&out),
-    ]);
-    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
     let logs: Vec<String> = ["N1", "N2", "N3"].iter().map(|n| p(&out.join(format!("{n}.jsonl")))).collect();
     let top = p(&out.join("topology.top"));
     assert_eq!(std::fs::read_to_string(&top).unwrap(), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n");
@@ -355,19 +341,8 @@ fn replay_writes_logs_that_verify() {
 #[test]
 fn findings_per_snapshot_are_capped_with_a_count_of_the_rest() {
     let dir = temp_dir("cap");
-    std::fs::write(dir.join("t.top"), "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
-    std::fs::write(dir.join("t.events"), "send N1 N2 3\nsnapshot N1\nsend N3 N1 2\ntick 3\n").unwrap();
+    replay_logs(&dir, "send N1 N2 3\nsnapshot N1\nsend N3 N1 2\ntick 3\n", &[]);
     let p = |f: &Path| f.display().to_string();
-    let o = model(&[
-        "replay",
-        "--topology",
-        &p(&dir.join("t.top")),
-        "--events",
-        &p(&dir.join("t.events")),
-        "--trace-out",
-        &p(&dir.join("logs")),
-    ]);
-    assert_eq!(exit(&o), Some(0), "{}", stderr(&o));
     let names: Vec<String> = (1..=300).map(|i| format!("N{i}")).collect();
     let mut top = format!("300\n{}\n", names.iter().map(|n| format!("{n} 10")).collect::<Vec<_>>().join("\n"));
     for a in &names {

@@ -101,3 +101,21 @@ pub fn suite() -> std::path::PathBuf {
     assert!(dir.join("delays.txt").is_file(), "the cos418 suite is not at {} (set COS418_DATA)", dir.display());
     dir
 }
+
+/// The three-node ring-and-a-half topology of the replay tests.
+pub const THREE_NODES: &str = "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n";
+
+/// Replays `events` on [`THREE_NODES`] (with `extra` flags) in `dir`, writing the run's logs to
+/// `dir/logs`, which it returns; the replay must exit 0.
+pub fn replay_logs(dir: &std::path::Path, events: &str, extra: &[&str]) -> std::path::PathBuf {
+    std::fs::write(dir.join("t.top"), THREE_NODES).unwrap();
+    std::fs::write(dir.join("t.events"), events).unwrap();
+    let logs = dir.join("logs");
+    let p = |f: &std::path::Path| f.display().to_string();
+    let (top, events, out) = (p(&dir.join("t.top")), p(&dir.join("t.events")), p(&logs));
+    let mut args = vec!["replay", "--topology", top.as_str(), "--events", events.as_str(), "--trace-out", out.as_str()];
+    args.extend(extra);
+    let o = model(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    logs
+}
