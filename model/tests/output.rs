@@ -53,16 +53,9 @@ fn text(path: &Path) -> String {
 /// A three-node scenario (topology and events), and the logs its replay writes.
 fn scenario() -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch("scenario");
-    let (top, events, logs) = (dir.join("t.top"), dir.join("t.events"), dir.join("logs"));
-    std::fs::write(&top, "3\nN1 10\nN2 10\nN3 10\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
-    std::fs::write(&events, "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsnapshot N3\ntick 3\n")
-        .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_model"))
-        .args(["replay", "--topology", &text(&top), "--events", &text(&events), "--trace-out", &text(&logs)])
-        .output()
-        .expect("run model");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    (top, events, logs)
+    let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsnapshot N3\ntick 3\n";
+    let logs = common::replay_logs(&dir, events, &[]);
+    (dir.join("t.top"), dir.join("t.events"), logs)
 }
 
 /// Every command that prints something, each with a standard output that cannot be written.
