@@ -15,10 +15,12 @@ use crate::protocol::{ProcessId, Topology};
 
 /// A house: jars in stock, and jars sold to its port town so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Bank {
     /// Jars in stock.
     pub jars: u32,
-    /// Jars sold to the port town (gone from the trade).
+    /// Jars sold to the port town (gone from the trade; 0 when a log leaves it out).
+    #[serde(default)]
     pub sold: u32,
 }
 

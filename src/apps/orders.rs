@@ -19,6 +19,7 @@ use crate::protocol::{ChannelId, ProcessId, Topology};
 
 /// A house of the orders application.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Orders {
     /// This house's index (constant; the transitions need it to tell its own carts).
     pub me: u8,

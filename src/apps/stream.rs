@@ -20,6 +20,7 @@ pub const BACKLOG: usize = 8;
 
 /// An item of the stream: its value (unique in a run) and the hops it has left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Item {
     /// The value: `8 × source + position + 1`.
     pub value: u8,
@@ -29,6 +30,7 @@ pub struct Item {
 
 /// A house of the stream application.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Stream {
     /// This house's index (constant: items' values name their source).
     pub me: u8,
