@@ -147,9 +147,14 @@ pub(crate) enum Command {
         /// The log files (one per process, or any split of the events).
         #[arg(long, required = true, num_args = 1..)]
         trace: Vec<PathBuf>,
-        /// The application that produced the logs.
+        /// What the logs' states and payloads are: an application of this crate, `balance`
+        /// (integers moved by integer payloads) or `none` (opaque JSON, never interpreted).
         #[arg(long, value_enum, default_value = "bank")]
-        app: verify::App,
+        app: verify::LogKind,
+        /// Each process's initial state, as JSON: {"P0": STATE, ...} (default: from the
+        /// topology's tokens).
+        #[arg(long, value_name = "FILE")]
+        initial: Option<PathBuf>,
         /// Print one JSON object instead of the verdict lines.
         #[arg(long)]
         json: bool,

@@ -199,8 +199,13 @@ impl<'de> Deserialize<'de> for LogId {
 pub struct Line<M, S, A> {
     /// The process's name.
     pub process: String,
-    /// The event's number among its process's events.
-    pub seq: u64,
+    /// The event's number among its process's events (when absent, `time` orders them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// When the event happened, by the process's clock: a number or an RFC 3339 timestamp
+    /// (orders a process's events when the logs have no `seq`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<serde_json::Value>,
     /// What happened.
     pub kind: Kind,
     /// The snapshot id.
@@ -313,6 +318,45 @@ pub enum LogProblem {
         /// The other line.
         first: Location,
     },
+    /// A line with neither `seq` nor `time`.
+    #[error("a line needs `seq` (or, in a process's logs that have no `seq` at all, `time`)")]
+    NoOrder,
+    /// One process's lines with `seq` and others with only `time`.
+    #[error("{process}'s lines mix `seq` and `time` (this line has {this}, the line at {other} has {that}): one of them must order all of a process's events")]
+    MixedOrder {
+        /// The process.
+        process: String,
+        /// What this line has.
+        this: &'static str,
+        /// Another line of the process.
+        other: Location,
+        /// What that line has.
+        that: &'static str,
+    },
+    /// A `time` that is neither a number nor an RFC 3339 timestamp.
+    #[error("`time` must be a number or an RFC 3339 timestamp (\"2026-12-02T10:00:00.5Z\"): {0}")]
+    BadTime(String),
+    /// Two events of one process at one time, or numbers and timestamps mixed.
+    #[error("{process} has two events at time {time} (also at {other}): with no `seq`, times must increase strictly")]
+    TimeTie {
+        /// The process.
+        process: String,
+        /// The time, as logged.
+        time: String,
+        /// The other line.
+        other: Location,
+    },
+    /// Numeric times and timestamps in one process's logs.
+    #[error("{process}'s times mix numbers and RFC 3339 timestamps (also at {other})")]
+    MixedTimes {
+        /// The process.
+        process: String,
+        /// A line with the other kind.
+        other: Location,
+    },
+    /// A marker line without `snapshot` whose snapshot cannot be told.
+    #[error("{0}")]
+    MarkerSnapshot(String),
     /// A process's `seq` skips numbers.
     #[error("{process}'s seq jumps to {found}: seq {expected} is missing")]
     SeqGap {
@@ -330,14 +374,6 @@ pub enum LogProblem {
         id: LogId,
         /// The first send.
         first: Location,
-    },
-    /// A receipt or loss of a message never sent.
-    #[error("{what} of message {id}, which is never sent")]
-    NeverSent {
-        /// `"receipt"` or `"loss"`.
-        what: &'static str,
-        /// The id.
-        id: LogId,
     },
     /// A receipt or loss on another channel than the send's.
     #[error("{what} of message {id} on {channel}, but it was sent on {sent_on} (at {sent_at})")]
@@ -360,20 +396,6 @@ pub enum LogProblem {
         id: LogId,
         /// The first receipt or loss.
         first: Location,
-    },
-    /// More receipts of a snapshot's marker on a channel than sendings.
-    #[error("marker of snapshot {snapshot} on {channel} received, but never sent (or not that often)")]
-    MarkerNeverSent {
-        /// The snapshot.
-        snapshot: SnapshotId,
-        /// The channel.
-        channel: String,
-    },
-    /// A `recorded` id no send has.
-    #[error("recorded message {id} is never sent")]
-    RecordedNeverSent {
-        /// The id.
-        id: LogId,
     },
     /// The logs admit no causal order.
     #[error("no causal order exists (a cycle): this event waits for {what}{}, which cannot come before it", sent_at.as_ref().map(|s| format!(" (at {s})")).unwrap_or_default())]
@@ -421,13 +443,14 @@ impl LogError {
 
 /// Something the logs claim about a snapshot that cannot be true of any correct run, though the
 /// logs are readable: a process that records twice, a channel record closed twice, a record
-/// claiming a message of another channel.
+/// claiming a message the process had not received on that channel between its recording and
+/// the marker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Anomaly {
-    /// The event (its position in [`Logs::trace`]).
-    pub position: usize,
-    /// What is wrong.
+    /// What is wrong, in the logs' names.
     pub message: String,
+    /// The lines involved, each with its role (`"marker receipt"`).
+    pub at: Vec<(String, Location)>,
 }
 
 /// What the logs claim about one snapshot.
@@ -441,14 +464,48 @@ pub struct Claim<A: Application> {
     pub records: Vec<Option<usize>>,
     /// The `marker-receive` that (first) closed each channel's record, by position.
     pub closes: Vec<Option<usize>>,
+    /// The message ids each channel's record claims (its closing `recorded` list), by channel.
+    pub recorded: Vec<Vec<LogId>>,
     /// Claims no correct run makes.
     pub anomalies: Vec<Anomaly>,
+    /// Why the snapshot cannot be judged, when it is incomplete in what was read and what is
+    /// missing belongs to a damaged log ([`Logs::damage`]).
+    pub unjudged: Option<String>,
+}
+
+/// How the reader treats the application states in the logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum States<A> {
+    /// The application's own: every `record` line carries the recorded state, and the checker
+    /// recomputes every state by the application's transitions.
+    Interpreted,
+    /// Opaque values: a `record` line may leave its state out (`blank` is recorded then), and a
+    /// recorded state is compared with the state its process logged last before it.
+    Opaque {
+        /// The state of a record that logs none.
+        blank: A,
+    },
+}
+
+/// Where the logs stop making sense: a file that ends mid-line, a process with no events, a
+/// receipt of something its sender's log never sends. The events that depend on the damage
+/// (each process's events from its first dangling receipt on) are left out of the run, and the
+/// snapshots the damage touches are not judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// The process whose log is damaged (missing, cut short), when known.
+    pub process: Option<ProcessId>,
+    /// The line that shows it.
+    pub at: Option<Location>,
+    /// What is wrong, in the logs' names.
+    pub message: String,
 }
 
 /// Logs read back: the run, where each event came from, and the snapshots they claim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Logs<A: Application> {
-    /// The run, in an order consistent with causality; any process may initiate.
+    /// The run, in an order consistent with causality; any process may initiate. With damage,
+    /// the events each process logged before the damage reached it.
     pub trace: Trace<A>,
     /// The line of each event, by position in the trace.
     pub locations: Vec<Location>,
@@ -456,6 +513,13 @@ pub struct Logs<A: Application> {
     pub claims: Vec<Claim<A>>,
     /// The logs' spelling of each message id.
     pub names: HashMap<MsgId, LogId>,
+    /// Damage found, in the order found.
+    pub damage: Vec<Damage>,
+    /// Each process's events read, and how many of them are in [`Logs::trace`] (fewer when
+    /// damage cut the process's log short).
+    pub kept: Vec<(usize, usize)>,
+    /// Each process's log is damaged: missing, ending mid-line, or cut short by damage.
+    pub damaged: Vec<bool>,
 }
 
 impl<A: Application> Logs<A> {

@@ -1,24 +1,86 @@
 //! Reading logs: lines parsed and resolved against the topology, each process's events put in
-//! its own order, damage cut off, and the run rebuilt in a causal order.
+//! its own order, markers resolved, damage cut off, and the run rebuilt in a causal order.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use super::*;
+
 /// One event line, checked and resolved against the topology.
-struct Parsed<A: Application> {
-    at: Location,
-    process: ProcessId,
-    seq: u64,
-    body: Body<A::Msg, A::Step>,
-    state: Option<A>,
+#[derive(Clone)]
+pub(super) struct Parsed<A: Application> {
+    pub(super) at: Location,
+    pub(super) process: ProcessId,
+    order: Order,
+    pub(super) body: Body<A::Msg, A::Step>,
+    pub(super) state: Option<A>,
 }
 
-enum Body<M, S> {
+/// What orders a process's events: `seq`, or `time` when its logs have no `seq`.
+#[derive(Clone, Debug)]
+enum Order {
+    Seq(u64),
+    Time { key: TimeKey, text: String },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum TimeKey {
+    Integer(i128),
+    Float(f64),
+    /// An RFC 3339 timestamp, in nanoseconds since the Unix epoch.
+    Stamp(i128),
+}
+
+impl TimeKey {
+    /// `None` when the two cannot be compared (a number and a timestamp).
+    fn compare(self, other: TimeKey) -> Option<Ordering> {
+        match (self, other) {
+            (TimeKey::Integer(a), TimeKey::Integer(b)) | (TimeKey::Stamp(a), TimeKey::Stamp(b)) => Some(a.cmp(&b)),
+            (TimeKey::Integer(a), TimeKey::Float(b)) => (a as f64).partial_cmp(&b),
+            (TimeKey::Float(a), TimeKey::Integer(b)) => a.partial_cmp(&(b as f64)),
+            (TimeKey::Float(a), TimeKey::Float(b)) => a.partial_cmp(&b),
+            _ => None,
+        }
+    }
+
+    fn parse(value: &serde_json::Value) -> Result<TimeKey, LogProblem> {
+        match value {
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), ..) => Ok(TimeKey::Integer(i128::from(i))),
+                (_, Some(u), _) => Ok(TimeKey::Integer(i128::from(u))),
+                (.., Some(f)) if f.is_finite() => Ok(TimeKey::Float(f)),
+                _ => Err(LogProblem::BadTime(n.to_string())),
+            },
+            serde_json::Value::String(s) => s
+                .parse::<jiff::Timestamp>()
+                .map(|t| TimeKey::Stamp(t.as_nanosecond()))
+                .map_err(|e| LogProblem::BadTime(format!("{s:?}: {e}"))),
+            other => Err(LogProblem::BadTime(other.to_string())),
+        }
+    }
+}
+
+impl Order {
+    fn name(&self) -> &'static str {
+        match self {
+            Order::Seq(_) => "`seq`",
+            Order::Time { .. } => "only `time`",
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(super) enum Body<M, S> {
     Send { channel: ChannelId, msg: LogId, payload: M },
     Receive { channel: ChannelId, msg: LogId },
     Loss { channel: ChannelId, msg: LogId },
     Internal { step: S },
     Record { snapshot: SnapshotId, initiated: bool },
-    MarkerSend { snapshot: SnapshotId, channel: ChannelId },
-    MarkerReceive { snapshot: SnapshotId, channel: ChannelId, recorded: Vec<LogId> },
+    /// `None`s until resolved: a marker-send without `snapshot` belongs to the snapshot its
+    /// process recorded last; one without `channel` is one on every outgoing channel.
+    MarkerSend { snapshot: Option<SnapshotId>, channel: Option<ChannelId> },
+    /// A `None` snapshot until resolved: the k-th marker received on a channel is the k-th sent.
+    MarkerReceive { snapshot: Option<SnapshotId>, channel: ChannelId, recorded: Vec<LogId> },
 }
 
 fn need<T>(kind: Kind, field: &'static str, value: Option<T>) -> Result<T, LogProblem> {
@@ -67,7 +129,7 @@ impl<'t> Resolver<'t> {
         Ok(c)
     }
 
-    fn parse<A: LogApp>(&self, text: &str, at: Location) -> Result<Parsed<A>, LogError> {
+    fn parse<A: LogApp>(&self, text: &str, at: Location, states: &States<A>) -> Result<Parsed<A>, LogError> {
         let err = |problem| LogError::at(&at, problem);
         let line: Line<A::Msg, A::Step, A> = serde_json::from_str(text).map_err(|e| {
             let message = json_message(&e);
@@ -84,6 +146,11 @@ impl<'t> Resolver<'t> {
             .processes
             .get(line.process.as_str())
             .ok_or_else(|| err(LogProblem::UnknownProcess(line.process.clone())))?;
+        let order = match (line.seq, &line.time) {
+            (Some(seq), _) => Order::Seq(seq),
+            (None, Some(time)) => Order::Time { key: TimeKey::parse(time).map_err(err)?, text: time.to_string() },
+            (None, None) => return Err(err(LogProblem::NoOrder)),
+        };
         let channel = |outgoing: bool| -> Result<ChannelId, LogProblem> {
             let name = need(kind, "channel", line.channel.as_deref())?;
             self.channel(process, name, outgoing)
@@ -105,28 +172,42 @@ impl<'t> Resolver<'t> {
             Kind::Record => {
                 let snapshot = snapshot().map_err(err)?;
                 let initiated = need(kind, "initiated", line.initiated).map_err(err)?;
-                if line.state.is_none() {
+                if line.state.is_none() && matches!(states, States::Interpreted) {
                     return Err(err(LogProblem::MissingField { kind: kind.name(), field: "state" }));
                 }
                 Body::Record { snapshot, initiated }
             }
-            Kind::MarkerSend => {
-                Body::MarkerSend { snapshot: snapshot().map_err(err)?, channel: channel(true).map_err(err)? }
-            }
+            Kind::MarkerSend => Body::MarkerSend {
+                snapshot: line.snapshot.map(SnapshotId),
+                channel: line.channel.as_deref().map(|c| self.channel(process, c, true)).transpose().map_err(err)?,
+            },
             Kind::MarkerReceive => Body::MarkerReceive {
-                snapshot: snapshot().map_err(err)?,
+                snapshot: line.snapshot.map(SnapshotId),
                 channel: channel(false).map_err(err)?,
                 recorded: need(kind, "recorded", line.recorded).map_err(err)?,
             },
         };
-        Ok(Parsed { at, process, seq: line.seq, body, state: line.state })
+        Ok(Parsed { at, process, order, body, state: line.state })
     }
+}
+
+/// The process a damaged line names, if its text shows it (`"process":"P1"` before the break).
+fn process_named_in(text: &str, resolver: &Resolver<'_>) -> Option<ProcessId> {
+    let rest = &text[text.find("\"process\"")? + "\"process\"".len()..];
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    resolver.processes.get(&rest[..rest.find('"')?]).copied()
 }
 
 /// Reads log files (one per process, or any split of the events among files) against
 /// `topology`, with `initial[i]` the initial state of process `i`: the run in a causal order,
-/// the line of every event, and the snapshots the logs claim. Errors name the file and line.
-pub fn read_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[PathBuf]) -> Result<Logs<A>, LogError> {
+/// the line of every event, the snapshots the logs claim and the damage found. Errors name the
+/// file and line.
+pub fn read_logs<A: LogApp>(
+    topology: &Topology,
+    initial: Vec<A>,
+    files: &[PathBuf],
+    states: &States<A>,
+) -> Result<Logs<A>, LogError> {
     let mut texts = Vec::with_capacity(files.len());
     for path in files {
         let file = path.display().to_string();
@@ -134,7 +215,7 @@ pub fn read_logs<A: LogApp>(topology: &Topology, initial: Vec<A>, files: &[PathB
             std::fs::read_to_string(path).map_err(|e| LogError::new(file.clone(), 0, LogProblem::Io(e.to_string())))?;
         texts.push((file, text));
     }
-    parse_logs(topology, initial, &texts)
+    parse_logs(topology, initial, &texts, states)
 }
 
 /// [`read_logs`] on texts already read: `(file name, text)` pairs.
@@ -142,6 +223,7 @@ pub fn parse_logs<A: LogApp>(
     topology: &Topology,
     initial: Vec<A>,
     texts: &[(String, String)],
+    states: &States<A>,
 ) -> Result<Logs<A>, LogError> {
     let file_of = |i: usize| texts.get(i).map_or_else(|| "<logs>".to_string(), |(f, _)| f.clone());
     if initial.len() != topology.len() {
@@ -149,135 +231,106 @@ pub fn parse_logs<A: LogApp>(
         return Err(LogError::new(file_of(0), 0, problem));
     }
     let resolver = Resolver::new(topology);
-    let name = |p: ProcessId| topology.name(p).to_string();
-    // Every line, by process.
+    let mut damage: Vec<Damage> = Vec::new();
+    let mut damaged = vec![false; topology.len()];
+    // Every line, by process. A last line cut short (no newline, the JSON unfinished) is damage:
+    // the process was stopped while writing it.
     let mut by_process: Vec<Vec<Parsed<A>>> = (0..topology.len()).map(|_| Vec::new()).collect();
     for (file, text) in texts {
+        let count = text.lines().count();
+        let mut last_of: Vec<Option<usize>> = vec![None; topology.len()];
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed = resolver.parse::<A>(line, Location { file: file.clone(), line: i + 1 })?;
-            by_process[parsed.process.index()].push(parsed);
-        }
-    }
-    // Each process's events in seq order: 0, 1, 2, ...
-    for (p, events) in by_process.iter_mut().enumerate() {
-        events.sort_by_key(|e| e.seq);
-        for i in 0..events.len() {
-            let (seq, expected) = (events[i].seq, i as u64);
-            if seq == expected {
-                continue;
-            }
-            let process = name(ProcessId(p as u16));
-            let problem = if i > 0 && events[i - 1].seq == seq {
-                LogProblem::SeqRepeated { process, seq, first: events[i - 1].at.clone() }
-            } else {
-                LogProblem::SeqGap { process, expected, found: seq }
-            };
-            return Err(LogError::at(&events[i].at, problem));
-        }
-    }
-    // The sends: each id once; the messages get the ids the drivers give them.
-    struct Sent<'a> {
-        id: MsgId,
-        channel: ChannelId,
-        at: &'a Location,
-    }
-    let mut sent: HashMap<&LogId, Sent<'_>> = HashMap::new();
-    let mut markers_sent: HashMap<(SnapshotId, ChannelId), (usize, &Location)> = HashMap::new();
-    for (p, events) in by_process.iter().enumerate() {
-        let mut count = 0;
-        for e in events {
-            match &e.body {
-                Body::Send { channel, msg, .. } => {
-                    if let Some(first) = sent.get(msg) {
-                        let problem = LogProblem::DuplicateId { id: msg.clone(), first: first.at.clone() };
-                        return Err(LogError::at(&e.at, problem));
+            let at = Location { file: file.clone(), line: i + 1 };
+            match resolver.parse::<A>(line, at.clone(), states) {
+                Ok(parsed) => {
+                    let p = parsed.process.index();
+                    last_of[p] = Some(by_process[p].len());
+                    by_process[p].push(parsed);
+                }
+                Err(e) if i + 1 == count && !text.ends_with('\n') && matches!(*e.problem, LogProblem::Malformed(_)) => {
+                    let process = process_named_in(line, &resolver);
+                    let named = process.map(|p| format!(" (a line of {})", topology.name(p))).unwrap_or_default();
+                    damage.push(Damage {
+                        process,
+                        at: Some(at),
+                        message: format!("the file ends mid-line{named}: the line is not read"),
+                    });
+                    // The process the line names, or else the processes whose lines this file
+                    // holds, may have done more than was logged.
+                    match process {
+                        Some(p) => damaged[p.index()] = true,
+                        None => last_of.iter().enumerate().filter(|(_, l)| l.is_some()).for_each(|(p, _)| damaged[p] = true),
                     }
-                    let id = MsgId::new(ProcessId(p as u16), count);
-                    count += 1;
-                    sent.insert(msg, Sent { id, channel: *channel, at: &e.at });
                 }
-                Body::MarkerSend { snapshot, channel } => {
-                    markers_sent.entry((*snapshot, *channel)).or_insert((0, &e.at)).0 += 1;
-                }
-                _ => {}
+                Err(e) => return Err(e),
             }
         }
     }
-    // The events, with receipts, losses and records resolved.
-    let mut gone: HashMap<&LogId, &Location> = HashMap::new();
-    let mut markers_received: HashMap<(SnapshotId, ChannelId), usize> = HashMap::new();
+    for (p, events) in by_process.iter_mut().enumerate() {
+        order(events, topology.name(ProcessId(p as u16)))?;
+    }
+    let by_process = resolve_marker_sends(topology, by_process)?;
+    let mut by_process = resolve_marker_receipts(by_process);
+    for events in &mut by_process {
+        record_after_its_marker(events);
+    }
+    let any = by_process.iter().any(|e| !e.is_empty());
+    for p in topology.processes() {
+        if any && by_process[p.index()].is_empty() {
+            damaged[p.index()] = true;
+            let message = format!("{} has no events in the logs: its log is missing or empty", topology.name(p));
+            damage.push(Damage { process: Some(p), at: None, message });
+        }
+    }
+    let sent = sends(&by_process)?;
+    check_receipts(topology, &by_process, &sent)?;
+    let kept = cut_damage(topology, &by_process, &sent, &mut damage, &mut damaged);
+    // The events kept, with receipts and losses resolved.
     let mut logs: Vec<Vec<Event<A>>> = Vec::with_capacity(by_process.len());
-    let mut recorded_ids: HashMap<(usize, usize), Vec<MsgId>> = HashMap::new();
     for (p, events) in by_process.iter().enumerate() {
-        let mut log = Vec::with_capacity(events.len());
-        for (index, e) in events.iter().enumerate() {
-            let err = |problem| LogError::at(&e.at, problem);
+        let mut log = Vec::with_capacity(kept[p]);
+        for e in &events[..kept[p]] {
             let kind = match &e.body {
                 Body::Send { channel, msg, payload } => {
-                    EventKind::Send { channel: *channel, id: sent[msg].id, msg: (*payload).clone() }
+                    EventKind::Send { channel: *channel, id: sent.ids[msg].id, msg: payload.clone() }
                 }
-                Body::Receive { channel, msg } | Body::Loss { channel, msg } => {
-                    let what = if matches!(e.body, Body::Receive { .. }) { "receipt" } else { "loss" };
-                    let send = sent.get(msg).ok_or_else(|| err(LogProblem::NeverSent { what, id: msg.clone() }))?;
-                    if send.channel != *channel {
-                        return Err(err(LogProblem::OtherChannel {
-                            what,
-                            id: msg.clone(),
-                            channel: topology.channel_label(*channel),
-                            sent_on: topology.channel_label(send.channel),
-                            sent_at: send.at.clone(),
-                        }));
-                    }
-                    if let Some(first) = gone.insert(msg, &e.at) {
-                        return Err(err(LogProblem::ReceivedTwice { id: msg.clone(), first: first.clone() }));
-                    }
-                    match e.body {
-                        Body::Receive { .. } => EventKind::Receive { channel: *channel, id: send.id },
-                        _ => EventKind::Lost { channel: *channel, id: send.id },
-                    }
-                }
+                Body::Receive { channel, msg } => EventKind::Receive { channel: *channel, id: sent.ids[msg].id },
+                Body::Loss { channel, msg } => EventKind::Lost { channel: *channel, id: sent.ids[msg].id },
                 Body::Internal { step } => EventKind::Internal { step: step.clone() },
                 Body::Record { snapshot, initiated } => {
                     EventKind::Record { snapshot: *snapshot, initiated: *initiated }
                 }
-                Body::MarkerSend { snapshot, channel } => {
+                Body::MarkerSend { snapshot: Some(snapshot), channel: Some(channel) } => {
                     EventKind::MarkerSend { snapshot: *snapshot, channel: *channel }
                 }
-                Body::MarkerReceive { snapshot, channel, recorded } => {
-                    let received = markers_received.entry((*snapshot, *channel)).or_default();
-                    *received += 1;
-                    if markers_sent.get(&(*snapshot, *channel)).map_or(0, |(n, _)| *n) < *received {
-                        let channel = topology.channel_label(*channel);
-                        return Err(err(LogProblem::MarkerNeverSent { snapshot: *snapshot, channel }));
-                    }
-                    let ids = recorded
-                        .iter()
-                        .map(|m| {
-                            sent.get(m).map(|s| s.id).ok_or_else(|| LogProblem::RecordedNeverSent { id: m.clone() })
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(err)?;
-                    recorded_ids.insert((p, index), ids);
+                Body::MarkerReceive { snapshot: Some(snapshot), channel, .. } => {
                     EventKind::MarkerReceive { snapshot: *snapshot, channel: *channel }
+                }
+                Body::MarkerSend { .. } | Body::MarkerReceive { .. } => {
+                    // Resolved above, or cut off as damage.
+                    let what = "a marker whose snapshot cannot be told".to_string();
+                    return Err(LogError::at(&e.at, LogProblem::MarkerSnapshot(what)));
                 }
             };
             log.push(Event { process: e.process, kind, state: e.state.clone() });
         }
         logs.push(log);
     }
-    let location = |(p, index): (usize, usize)| by_process[p][index].at.clone();
     let trace = Trace::merge(initial, logs).map_err(|e| match e {
-        TraceError::Unmergeable { at, what, .. } => {
+        TraceError::Unmergeable { at, .. } => {
             let waiting = &by_process[at.0][at.1];
-            let sent_at = match &waiting.body {
-                Body::Receive { msg, .. } | Body::Loss { msg, .. } => sent.get(msg).map(|s| s.at.clone()),
-                Body::MarkerReceive { snapshot, channel, .. } => {
-                    markers_sent.get(&(*snapshot, *channel)).map(|(_, at)| (*at).clone())
+            let (what, sent_at) = match &waiting.body {
+                Body::Receive { msg, .. } | Body::Loss { msg, .. } => {
+                    (format!("message {msg}"), sent.ids.get(msg).map(|s| s.at.clone()))
                 }
-                _ => None,
+                Body::MarkerReceive { snapshot: Some(snapshot), channel, .. } => (
+                    format!("the marker of snapshot {snapshot} on {}", topology.channel_label(*channel)),
+                    sent.markers.get(&(*snapshot, *channel)).and_then(|m| m.first()).map(|&(q, i)| by_process[q][i].at.clone()),
+                ),
+                _ => ("an event".to_string(), None),
             };
             LogError::at(&waiting.at, LogProblem::Cycle { what, sent_at })
         }
@@ -294,7 +347,7 @@ pub fn parse_logs<A: LogApp>(
             (p, next[p] - 1)
         })
         .collect();
-    let locations: Vec<Location> = origins.iter().map(|&o| location(o)).collect();
+    let locations: Vec<Location> = origins.iter().map(|&(p, i)| by_process[p][i].at.clone()).collect();
     trace.validate(topology).map_err(|e| {
         let position = match &e {
             TraceError::NotSent { position, .. }
@@ -310,8 +363,328 @@ pub fn parse_logs<A: LogApp>(
             None => LogError::new(file_of(0), 0, e.into()),
         }
     })?;
-    let claims = super::claims::claims(topology, &trace, &origins, &recorded_ids);
-    let names = sent.iter().map(|(log_id, s)| (s.id, (*log_id).clone())).collect();
-    Ok(Logs { trace, locations, claims, names })
+    let names: HashMap<MsgId, LogId> = sent.ids.iter().map(|(log_id, s)| (s.id, (*log_id).clone())).collect();
+    let context = super::claims::Context {
+        topology,
+        trace: &trace,
+        origins: &origins,
+        by_process: &by_process,
+        sent: &sent,
+        damaged: &damaged,
+        states,
+    };
+    let claims = context.claims();
+    let kept = by_process.iter().zip(&kept).map(|(events, &k)| (events.len(), k)).collect();
+    Ok(Logs { trace, locations, claims, names, damage, kept, damaged })
 }
 
+/// Puts a process's events in its own order: by `seq` (0, 1, 2, … with no gap or repeat), or,
+/// when none of its lines has a `seq`, by `time` (strictly increasing).
+fn order<A: Application>(events: &mut [Parsed<A>], name: &str) -> Result<(), LogError> {
+    let Some(first) = events.first() else { return Ok(()) };
+    let (first_at, first_kind) = (first.at.clone(), first.order.name());
+    if let Some(other) = events.iter().find(|e| e.order.name() != first_kind) {
+        let problem = LogProblem::MixedOrder {
+            process: name.to_string(),
+            this: other.order.name(),
+            other: first_at,
+            that: first_kind,
+        };
+        return Err(LogError::at(&other.at, problem));
+    }
+    if matches!(first.order, Order::Seq(_)) {
+        let seq = |e: &Parsed<A>| match e.order {
+            Order::Seq(s) => s,
+            Order::Time { .. } => 0,
+        };
+        events.sort_by_key(seq);
+        for i in 0..events.len() {
+            let (found, expected) = (seq(&events[i]), i as u64);
+            if found == expected {
+                continue;
+            }
+            let process = name.to_string();
+            let problem = if i > 0 && seq(&events[i - 1]) == found {
+                LogProblem::SeqRepeated { process, seq: found, first: events[i - 1].at.clone() }
+            } else {
+                LogProblem::SeqGap { process, expected, found }
+            };
+            return Err(LogError::at(&events[i].at, problem));
+        }
+        return Ok(());
+    }
+    let key = |e: &Parsed<A>| match &e.order {
+        Order::Time { key, .. } => *key,
+        Order::Seq(s) => TimeKey::Integer(i128::from(*s)),
+    };
+    let stamped = |k: TimeKey| matches!(k, TimeKey::Stamp(_));
+    if let Some(other) = events.iter().find(|e| stamped(key(e)) != stamped(key(&events[0]))) {
+        return Err(LogError::at(
+            &other.at,
+            LogProblem::MixedTimes { process: name.to_string(), other: events[0].at.clone() },
+        ));
+    }
+    events.sort_by(|a, b| key(a).compare(key(b)).unwrap_or(Ordering::Equal));
+    for pair in events.windows(2) {
+        if key(&pair[0]).compare(key(&pair[1])) != Some(Ordering::Less) {
+            let time = match &pair[1].order {
+                Order::Time { text, .. } => text.clone(),
+                Order::Seq(s) => s.to_string(),
+            };
+            let (first, second) = if pair[0].at <= pair[1].at { (&pair[0], &pair[1]) } else { (&pair[1], &pair[0]) };
+            let problem = LogProblem::TimeTie { process: name.to_string(), time, other: first.at.clone() };
+            return Err(LogError::at(&second.at, problem));
+        }
+    }
+    Ok(())
+}
+
+/// A `marker-send` without `channel` is one on each outgoing channel; one without `snapshot`
+/// belongs to the snapshot its process recorded last.
+fn resolve_marker_sends<A: Application>(
+    topology: &Topology,
+    by_process: Vec<Vec<Parsed<A>>>,
+) -> Result<Vec<Vec<Parsed<A>>>, LogError> {
+    let mut out = Vec::with_capacity(by_process.len());
+    for (p, events) in by_process.into_iter().enumerate() {
+        let process = ProcessId(p as u16);
+        let mut resolved = Vec::with_capacity(events.len());
+        let mut last_record = None;
+        for e in events {
+            match &e.body {
+                Body::Record { snapshot, .. } => last_record = Some(*snapshot),
+                Body::MarkerSend { snapshot, channel } => {
+                    let snapshot = match snapshot.or(last_record) {
+                        Some(s) => s,
+                        None => {
+                            let what = format!(
+                                "a marker-send without `snapshot` belongs to the snapshot its process recorded last, but {} has not recorded yet",
+                                topology.name(process)
+                            );
+                            return Err(LogError::at(&e.at, LogProblem::MarkerSnapshot(what)));
+                        }
+                    };
+                    let channels = match channel {
+                        Some(c) => vec![*c],
+                        None => topology.outgoing(process).to_vec(),
+                    };
+                    for c in channels {
+                        let mut one = e.clone();
+                        one.body = Body::MarkerSend { snapshot: Some(snapshot), channel: Some(c) };
+                        resolved.push(one);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            resolved.push(e);
+        }
+        out.push(resolved);
+    }
+    Ok(out)
+}
+
+/// A `marker-receive` without `snapshot`: the k-th marker received on a channel is the k-th
+/// sent on it (markers keep their order). One with no k-th sending stays unresolved: damage.
+fn resolve_marker_receipts<A: Application>(mut by_process: Vec<Vec<Parsed<A>>>) -> Vec<Vec<Parsed<A>>> {
+    let mut sent: HashMap<ChannelId, Vec<SnapshotId>> = HashMap::new();
+    for e in by_process.iter().flatten() {
+        if let Body::MarkerSend { snapshot: Some(s), channel: Some(c) } = e.body {
+            sent.entry(c).or_default().push(s);
+        }
+    }
+    for events in &mut by_process {
+        let mut count: HashMap<ChannelId, usize> = HashMap::new();
+        for e in events {
+            if let Body::MarkerReceive { snapshot, channel, .. } = &mut e.body {
+                let k = count.entry(*channel).or_default();
+                if snapshot.is_none() {
+                    *snapshot = sent.get(channel).and_then(|s| s.get(*k)).copied();
+                }
+                *k += 1;
+            }
+        }
+    }
+    by_process
+}
+
+/// A non-initiator's `record` logged just before the `marker-receive` that caused it (with at
+/// most its marker-sends between) is moved after it: "record the state, then log the receipt"
+/// and "log the receipt, then record" are the same run.
+fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
+    let mut marked: HashSet<SnapshotId> = HashSet::new();
+    let mut i = 0;
+    while i < events.len() {
+        match events[i].body {
+            Body::MarkerReceive { snapshot: Some(s), .. } => {
+                marked.insert(s);
+            }
+            Body::Record { snapshot, initiated: false } if !marked.contains(&snapshot) => {
+                let own_marker_send =
+                    |e: &Parsed<A>| matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot);
+                let j = (i + 1..events.len()).find(|&j| !own_marker_send(&events[j]));
+                if let Some(j) = j {
+                    if matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot) {
+                        events[i..=j].rotate_right(1);
+                        marked.insert(snapshot);
+                        i += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// A message's send: the id the drivers would give it, its channel and line, and its place.
+pub(super) struct Sent<'a> {
+    pub(super) id: MsgId,
+    pub(super) channel: ChannelId,
+    pub(super) at: &'a Location,
+    pub(super) process: usize,
+    pub(super) index: usize,
+}
+
+/// Every send of the logs.
+pub(super) struct Sends<'a> {
+    /// Messages, by the logs' id.
+    pub(super) ids: HashMap<&'a LogId, Sent<'a>>,
+    /// The marker sendings of each snapshot and channel: (process, index), in order.
+    pub(super) markers: HashMap<(SnapshotId, ChannelId), Vec<(usize, usize)>>,
+}
+
+/// The sends: each id once; the messages get the ids the drivers give them.
+fn sends<A: Application>(by_process: &[Vec<Parsed<A>>]) -> Result<Sends<'_>, LogError> {
+    let mut ids: HashMap<&LogId, Sent<'_>> = HashMap::new();
+    let mut markers: HashMap<(SnapshotId, ChannelId), Vec<(usize, usize)>> = HashMap::new();
+    for (p, events) in by_process.iter().enumerate() {
+        let mut count = 0;
+        for (index, e) in events.iter().enumerate() {
+            match &e.body {
+                Body::Send { channel, msg, .. } => {
+                    if let Some(first) = ids.get(msg) {
+                        let problem = LogProblem::DuplicateId { id: msg.clone(), first: first.at.clone() };
+                        return Err(LogError::at(&e.at, problem));
+                    }
+                    let id = MsgId::new(ProcessId(p as u16), count);
+                    count += 1;
+                    ids.insert(msg, Sent { id, channel: *channel, at: &e.at, process: p, index });
+                }
+                Body::MarkerSend { snapshot: Some(s), channel: Some(c) } => {
+                    markers.entry((*s, *c)).or_default().push((p, index));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(Sends { ids, markers })
+}
+
+/// A message received or lost on another channel than its send's, or twice, is a bad log.
+fn check_receipts<A: Application>(
+    topology: &Topology,
+    by_process: &[Vec<Parsed<A>>],
+    sent: &Sends<'_>,
+) -> Result<(), LogError> {
+    let mut gone: HashMap<&LogId, &Location> = HashMap::new();
+    for e in by_process.iter().flatten() {
+        let (Body::Receive { channel, msg } | Body::Loss { channel, msg }) = &e.body else { continue };
+        let what = if matches!(e.body, Body::Receive { .. }) { "receipt" } else { "loss" };
+        if let Some(send) = sent.ids.get(msg) {
+            if send.channel != *channel {
+                return Err(LogError::at(
+                    &e.at,
+                    LogProblem::OtherChannel {
+                        what,
+                        id: msg.clone(),
+                        channel: topology.channel_label(*channel),
+                        sent_on: topology.channel_label(send.channel),
+                        sent_at: send.at.clone(),
+                    },
+                ));
+            }
+        }
+        if let Some(first) = gone.insert(msg, &e.at) {
+            return Err(LogError::at(&e.at, LogProblem::ReceivedTwice { id: msg.clone(), first: first.clone() }));
+        }
+    }
+    Ok(())
+}
+
+/// What each process's events depend on that its logs do not hold: a receipt of a message, or
+/// of a marker, that the sender's log never sends is damage (the sender's log is incomplete),
+/// and the receiver's events from there on are cut off; so are, in turn, the events from a
+/// receipt of anything sent in a part cut off. Returns how many events of each process are kept.
+fn cut_damage<A: Application>(
+    topology: &Topology,
+    by_process: &[Vec<Parsed<A>>],
+    sent: &Sends<'_>,
+    damage: &mut Vec<Damage>,
+    damaged: &mut [bool],
+) -> Vec<usize> {
+    let mut kept: Vec<usize> = by_process.iter().map(Vec::len).collect();
+    // The place of what each receipt receives: `None` when the logs never send it.
+    let source = |events: &[Parsed<A>]| -> Vec<Option<Option<(usize, usize)>>> {
+        let mut count: HashMap<(SnapshotId, ChannelId), usize> = HashMap::new();
+        events
+            .iter()
+            .map(|e| match &e.body {
+                Body::Receive { msg, .. } | Body::Loss { msg, .. } => {
+                    Some(sent.ids.get(msg).map(|s| (s.process, s.index)))
+                }
+                Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
+                    let k = count.entry((*s, *channel)).or_default();
+                    *k += 1;
+                    Some(sent.markers.get(&(*s, *channel)).and_then(|m| m.get(*k - 1)).copied())
+                }
+                Body::MarkerReceive { snapshot: None, .. } => Some(None),
+                _ => None,
+            })
+            .collect()
+    };
+    let sources: Vec<_> = by_process.iter().map(|events| source(events)).collect();
+    for (q, events) in by_process.iter().enumerate() {
+        let Some(i) = sources[q].iter().position(|s| matches!(s, Some(None))) else { continue };
+        kept[q] = i;
+        let e = &events[i];
+        let (channel, what) = match &e.body {
+            Body::Receive { channel, msg } => (*channel, format!("receives message {msg}")),
+            Body::Loss { channel, msg } => (*channel, format!("loses message {msg}")),
+            Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
+                (*channel, format!("receives a marker of snapshot {s}"))
+            }
+            Body::MarkerReceive { channel, .. } => (*channel, "receives a marker".to_string()),
+            _ => continue,
+        };
+        let from = topology.channel(channel).from;
+        damaged[from.index()] = true;
+        let (receiver, sender, label) =
+            (topology.name(ProcessId(q as u16)), topology.name(from), topology.channel_label(channel));
+        let last = by_process[from.index()].last().map(|l| format!(", which ends at {}", l.at)).unwrap_or_default();
+        damage.push(Damage {
+            process: Some(from),
+            at: Some(e.at.clone()),
+            message: format!(
+                "{receiver} {what} on {label} that {sender}'s log never sends: {sender}'s log is incomplete{last}; {receiver}'s events from here on are not judged"
+            ),
+        });
+    }
+    loop {
+        let mut changed = false;
+        for q in 0..by_process.len() {
+            let cut = sources[q][..kept[q]].iter().position(|s| matches!(s, Some(Some((p, i))) if *i >= kept[*p]));
+            if let Some(i) = cut {
+                kept[q] = i;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (q, events) in by_process.iter().enumerate() {
+        damaged[q] |= kept[q] < events.len();
+    }
+    kept
+}

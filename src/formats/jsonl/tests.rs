@@ -9,7 +9,7 @@ fn topology() -> Topology {
 
 fn read(texts: &[(&str, &str)]) -> Result<Logs<Bank>, LogError> {
     let texts: Vec<(String, String)> = texts.iter().map(|(f, t)| (f.to_string(), t.to_string())).collect();
-    parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts)
+    parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted)
 }
 
 fn problem(texts: &[(&str, &str)]) -> (String, usize, LogProblem) {
@@ -26,10 +26,11 @@ const P0: &str = r#"{"process":"P0","seq":0,"kind":"send","channel":"P0->P1","ms
 {"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
 {"process":"P0","seq":4,"kind":"internal","step":2,"state":{"jars":5,"sold":2}}
 "#;
-const P1: &str = r#"{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
-{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":["7"]}
-{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
-{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"7"}
+/// P1 initiates too: it records before P0's cart arrives, so its record of P0->P1 holds it.
+const P1: &str = r#"{"process":"P1","seq":1,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":2,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":["7"]}
 "#;
 
 #[test]
@@ -47,22 +48,22 @@ fn reads_a_run_in_causal_order_and_assembles_its_snapshot() {
             (0, EventKind::Send { channel: c01, id, msg: Jars(3) }),
             (0, EventKind::Record { snapshot: s, initiated: true }),
             (0, EventKind::MarkerSend { snapshot: s, channel: c01 }),
-            (1, EventKind::MarkerReceive { snapshot: s, channel: c01 }),
-            (1, EventKind::Record { snapshot: s, initiated: false }),
+            (1, EventKind::Record { snapshot: s, initiated: true }),
             (1, EventKind::MarkerSend { snapshot: s, channel: c10 }),
             (1, EventKind::Receive { channel: c01, id }),
+            (1, EventKind::MarkerReceive { snapshot: s, channel: c01 }),
             (0, EventKind::MarkerReceive { snapshot: s, channel: c10 }),
             (0, EventKind::Internal { step: Sale(2) }),
         ]
     );
     let lines: Vec<String> = logs.locations.iter().map(ToString::to_string).collect();
-    assert_eq!(lines[..4], ["a.jsonl:1", "a.jsonl:2", "a.jsonl:3", "b.jsonl:2"]);
+    assert_eq!(lines[..5], ["a.jsonl:1", "a.jsonl:2", "a.jsonl:3", "b.jsonl:2", "b.jsonl:1"]);
     assert_eq!(lines[7..], ["a.jsonl:5", "a.jsonl:6"]);
     assert_eq!(logs.trace.events[2].state, None);
     assert_eq!(logs.names[&id], LogId("7".into()));
     assert_eq!(logs.claims.len(), 1);
     let claim = &logs.claims[0];
-    assert_eq!((claim.records.clone(), claim.closes.clone()), (vec![Some(1), Some(4)], vec![Some(3), Some(7)]));
+    assert_eq!((claim.records.clone(), claim.closes.clone()), (vec![Some(1), Some(3)], vec![Some(6), Some(7)]));
     let snapshot = claim.snapshot.clone().unwrap();
     assert_eq!(snapshot.state.processes, vec![Bank::new(7), Bank::new(10)]);
     assert_eq!(snapshot.state.channels, vec![vec![Jars(3)], vec![]]);
@@ -114,35 +115,22 @@ fn bad_lines_are_named_by_file_and_line() {
         bad(r#"{"process":"P1","seq":3,"kind":"internal","step":1}"#),
         ("b.jsonl".into(), 5, LogProblem::SeqRepeated { process: "P1".into(), seq: 3, first })
     );
-    assert_eq!(
-        bad(r#"{"process":"P1","seq":4,"kind":"receive","channel":"P0->P1","msg":"8"}"#).2,
-        LogProblem::NeverSent { what: "receipt", id: LogId("8".into()) }
-    );
     let first = Location { file: "b.jsonl".into(), line: 4 };
     assert_eq!(
         bad(r#"{"process":"P1","seq":4,"kind":"loss","channel":"P0->P1","msg":"7"}"#).2,
-        LogProblem::ReceivedTwice { id: LogId("7".into()), first }
+        LogProblem::ReceivedTwice { id: LogId("7".into()), first: Location { line: 3, ..first } }
     );
     let first = Location { file: "a.jsonl".into(), line: 1 };
     assert_eq!(
         bad(r#"{"process":"P1","seq":4,"kind":"send","channel":"P1->P0","msg":7,"payload":1}"#).2,
         LogProblem::DuplicateId { id: LogId("7".into()), first }
     );
-    assert_eq!(
-        bad(r#"{"process":"P1","seq":4,"kind":"marker-receive","snapshot":1,"channel":"P0->P1","recorded":[]}"#).2,
-        LogProblem::MarkerNeverSent { snapshot: SnapshotId(1), channel: "P0->P1".into() }
-    );
     let (_, _, p) = bad(r#"{"process":"P1","seq":4,"kind":"receive","channel":"P0->P1","msg":-1}"#);
     assert!(p.to_string().contains("a string or a non-negative integer"), "{p}");
 }
 
 #[test]
-fn a_recorded_id_never_sent_and_a_cycle_are_refused() {
-    let p1 = P1.replace(r#""recorded":["7"]"#, r#""recorded":["nine"]"#);
-    assert_eq!(
-        problem(&[("a.jsonl", P0), ("b.jsonl", &p1)]),
-        ("b.jsonl".into(), 2, LogProblem::RecordedNeverSent { id: LogId("nine".into()) })
-    );
+fn a_cycle_is_refused() {
     // P0 receives P1's message before sending its own; P1 receives P0's before sending.
     let a = r#"{"process":"P0","seq":0,"kind":"receive","channel":"P1->P0","msg":"b"}
 {"process":"P0","seq":1,"kind":"send","channel":"P0->P1","msg":"a","payload":1}"#;
@@ -151,15 +139,13 @@ fn a_recorded_id_never_sent_and_a_cycle_are_refused() {
     let (file, line, p) = problem(&[("a.jsonl", a), ("b.jsonl", b)]);
     assert_eq!((file.as_str(), line), ("a.jsonl", 1));
     let sent_at = Some(Location { file: "b.jsonl".into(), line: 2 });
-    assert_eq!(p, LogProblem::Cycle { what: format!("message {}", MsgId::new(ProcessId(1), 0)), sent_at });
+    assert_eq!(p, LogProblem::Cycle { what: "message \"b\"".into(), sent_at });
 }
 
 #[test]
 fn anomalies_and_incomplete_snapshots() {
     // P1 never closes P0->P1 in this log: the snapshot is not assembled.
-    let p1: String = P1.lines().filter(|l| !l.contains("\"seq\":0")).collect::<Vec<_>>().join("\n");
-    let p1 =
-        p1.replace("\"seq\":1", "\"seq\":0").replace("\"seq\":2", "\"seq\":1").replace("\"seq\":3", "\"seq\":2");
+    let p1: String = P1.lines().filter(|l| !l.contains("marker-receive")).collect::<Vec<_>>().join("\n");
     let logs = read(&[("a.jsonl", P0), ("b.jsonl", &p1)]).unwrap();
     assert_eq!(logs.claims[0].snapshot, None);
     assert_eq!(logs.claims[0].closes[0], None);
@@ -168,8 +154,101 @@ fn anomalies_and_incomplete_snapshots() {
     let logs = read(&[("a.jsonl", &p0), ("b.jsonl", P1)]).unwrap();
     let anomalies = &logs.claims[0].anomalies;
     assert_eq!(anomalies.len(), 1);
-    assert!(anomalies[0].message.contains("the record of P1->P0 claims message m0.0, which was sent on P0->P1"));
-    assert_eq!(logs.locations[anomalies[0].position].to_string(), "a.jsonl:5");
+    assert_eq!(anomalies[0].message, "P0's record of P1->P0 for snapshot 0 claims message \"7\", which was sent on P0->P1");
+    let at: Vec<String> = anomalies[0].at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
+    assert_eq!(at, ["marker receipt at a.jsonl:5", "send at a.jsonl:1"]);
+}
+
+/// The anomalies of one claim, as `message @ role at file:line, ...`.
+fn anomalies(texts: &[(&str, &str)]) -> Vec<String> {
+    let logs = read(texts).unwrap();
+    logs.claims
+        .iter()
+        .flat_map(|c| &c.anomalies)
+        .map(|a| {
+            let at: Vec<String> = a.at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
+            format!("{} @ {}", a.message, at.join(", "))
+        })
+        .collect()
+}
+
+#[test]
+fn every_recorded_id_is_a_message_received_between_the_record_and_the_marker() {
+    // Never sent.
+    let p1 = P1.replace(r#""recorded":["7"]"#, r#""recorded":["nine"]"#);
+    assert_eq!(
+        anomalies(&[("a.jsonl", P0), ("b.jsonl", &p1)]),
+        ["P1's record of P0->P1 for snapshot 0 claims message \"nine\", which no log sends @ marker receipt at b.jsonl:4"]
+    );
+    // Claimed twice.
+    let p1 = P1.replace(r#""recorded":["7"]"#, r#""recorded":["7","7"]"#);
+    assert_eq!(
+        anomalies(&[("a.jsonl", P0), ("b.jsonl", &p1)]),
+        ["P1's record of P0->P1 for snapshot 0 claims message \"7\" twice @ marker receipt at b.jsonl:4"]
+    );
+    // P1 closes P0->P1 (it recorded first), claiming "7", which it receives only after the marker.
+    let p1 = r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":1,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":["7"]}
+{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"7"}
+"#;
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", p1)]);
+    assert!(found.contains(&"P1's record of P0->P1 for snapshot 0 claims message \"7\", which P1 receives only after that marker: the marker overtook it, or the record holds a message not yet received @ marker receipt at b.jsonl:3, send at a.jsonl:1, receipt at b.jsonl:4".to_string()), "{found:#?}");
+    // A first marker (the one the process records on) with a record that is not empty.
+    let p1 = r#"{"process":"P1","seq":0,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":1,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":["7"]}
+{"process":"P1","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", p1)]);
+    assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims \"7\", but that marker is the first of snapshot 0 to reach P1, which records on it: by the marker rule the record of P0->P1 is empty @ marker receipt at b.jsonl:2"]);
+    // Received before the record.
+    let p1 = r#"{"process":"P1","seq":0,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":13,"sold":0}}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":["7"]}
+"#;
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", p1)]);
+    assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims message \"7\", which P1 received before it recorded @ marker receipt at b.jsonl:4, send at a.jsonl:1, receipt at b.jsonl:1, record at b.jsonl:2"]);
+    // Lost, and never received.
+    let lost = p1.replace(r#""kind":"receive""#, r#""kind":"loss""#);
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", &lost)]);
+    assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims message \"7\", which was lost in transit @ marker receipt at b.jsonl:4, send at a.jsonl:1, loss at b.jsonl:1"]);
+    let never: String = p1.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>()
+        .replace("\"seq\":1", "\"seq\":0").replace("\"seq\":2", "\"seq\":1").replace("\"seq\":3", "\"seq\":2");
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", &never)]);
+    assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims message \"7\", which P1 never receives @ marker receipt at b.jsonl:3, send at a.jsonl:1"]);
+}
+
+#[test]
+fn a_record_logged_before_its_marker_receipt_reads_as_after_it() {
+    let after = r#"{"process":"P1","seq":0,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":1,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    let before = after.replace(r#""seq":2,"kind":"record""#, r#""seq":1,"kind":"record""#).replace(
+        r#""seq":1,"kind":"marker-receive""#,
+        r#""seq":2,"kind":"marker-receive""#,
+    );
+    let (a, b) = (read(&[("a.jsonl", P0), ("b.jsonl", after)]).unwrap(), read(&[("a.jsonl", P0), ("b.jsonl", &before)]).unwrap());
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.claims[0].snapshot, b.claims[0].snapshot);
+    assert!(b.claims[0].anomalies.is_empty());
+    // With a marker-send between them too; but not with a receipt between them.
+    let sends_first = r#"{"process":"P1","seq":0,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+"#;
+    assert_eq!(read(&[("a.jsonl", P0), ("b.jsonl", sends_first)]).unwrap().trace, a.trace);
+    let receipt_between = r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":1,"kind":"receive","channel":"P0->P1","msg":"7"}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", receipt_between)]);
+    assert!(found[0].starts_with("P1 records for snapshot 0 as caused by a marker (\"initiated\": false), but no marker of snapshot 0 reached it before @ record at b.jsonl:1"), "{found:#?}");
 }
 
 #[test]
@@ -177,10 +256,10 @@ fn written_lines_read_back_to_the_same_run() {
     let logs = read(&[("a.jsonl", P0), ("b.jsonl", P1)]).unwrap();
     let snapshot = logs.claims[0].snapshot.clone().unwrap();
     let lines = to_lines(&topology(), &logs.trace, &[snapshot]).unwrap();
-    assert!(lines[1][0].contains(r#""recorded":["m0.0"]"#), "{}", lines[1][0]);
+    assert!(lines[1][3].contains(r#""recorded":["m0.0"]"#), "{}", lines[1][3]);
     let texts: Vec<(String, String)> =
         lines.iter().enumerate().map(|(p, l)| (format!("P{p}.jsonl"), l.join("\n"))).collect();
-    let again: Logs<Bank> = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts).unwrap();
+    let again: Logs<Bank> = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
     assert_eq!(again.trace, logs.trace);
     assert_eq!(again.claims[0].snapshot, logs.claims[0].snapshot);
 }

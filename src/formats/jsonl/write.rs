@@ -197,7 +197,8 @@ pub(crate) fn to_lines<A: LogApp>(
         let spell = |id: MsgId| LogId(id.to_string());
         let mut line: Line<&A::Msg, &A::Step, &A> = Line {
             process: topology.name(e.process).to_string(),
-            seq: out.len() as u64,
+            seq: Some(out.len() as u64),
+            time: None,
             kind: Kind::Internal,
             snapshot: None,
             channel: None,

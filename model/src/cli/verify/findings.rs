@@ -1,0 +1,258 @@
+//! Findings in the logs' own words: process and channel names as the topology spells them,
+//! message ids as the logs spell them, and the file:line of every event involved.
+
+use std::collections::HashMap;
+
+use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Trace, Violation};
+use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
+use chandy_lamport::{Application, ChannelId, ProcessId, Topology};
+
+use super::Finding;
+
+/// The clause's short name, as in the JSON.
+pub(super) fn clause_name(clause: Clause) -> &'static str {
+    match clause {
+        Clause::NoInwardCrossing => "a",
+        Clause::ExactRecords => "b",
+        Clause::RecordedReachable => "c",
+        Clause::EndReachable => "d",
+        Clause::Terminated => "e",
+        Clause::Initiation => "initiation",
+        Clause::LoggedStates => "logged-states",
+    }
+}
+
+/// The title a finding of `clause` is printed under.
+pub(super) fn clause_title(clause: &str) -> &'static str {
+    match clause {
+        "a" => "(a) nothing crosses the cut inward",
+        "b" => "(b) channel records hold exactly the in-flight messages",
+        "c" => "(c) recorded state reachable from start",
+        "d" => "(d) end state reachable from recorded state",
+        "e" => "(e) snapshot terminates",
+        "initiation" => "only initiators initiate",
+        "logged-states" => "logged states",
+        "fifo" => "FIFO channels (the theorem's precondition)",
+        "total" => "the recorded total is the initial total",
+        "damage" => "damaged logs",
+        _ => "the logs' claims",
+    }
+}
+
+/// Names in the logs' words.
+pub(super) struct Names<'a, A: Application> {
+    pub(super) topology: &'a Topology,
+    pub(super) logs: &'a Logs<A>,
+}
+
+impl<A: LogApp> Names<'_, A> {
+    fn process(&self, p: ProcessId) -> &str {
+        self.topology.name(p)
+    }
+
+    fn channel(&self, c: ChannelId) -> String {
+        self.topology.channel_label(c)
+    }
+
+    /// A message id as the logs spell it (`"7"`).
+    pub(super) fn msg(&self, id: MsgId) -> String {
+        self.logs.names.get(&id).map_or_else(|| id.to_string(), ToString::to_string)
+    }
+
+    fn item(&self, item: Item) -> String {
+        match item {
+            Item::Message(id) => format!("message {}", self.msg(id)),
+            Item::Marker(s) => format!("the marker of snapshot {s}"),
+        }
+    }
+
+    /// `ROLE at FILE:LINE` for the event at `position`.
+    fn at(&self, role: &str, position: usize) -> String {
+        match self.logs.location(position) {
+            Some(l) => format!("{role} at {l}"),
+            None => format!("{role}: event {position}"),
+        }
+    }
+
+    fn event(&self, role: &str, e: &EventRef) -> String {
+        self.at(role, e.position)
+    }
+
+    fn record_at(&self, claim: &Claim<A>, p: ProcessId) -> Option<String> {
+        let position = claim.records.get(p.index()).copied().flatten()?;
+        Some(self.at(&format!("{}'s record", self.process(p)), position))
+    }
+
+    fn close_at(&self, claim: &Claim<A>, c: ChannelId) -> Option<String> {
+        let position = claim.closes.get(c.index()).copied().flatten()?;
+        Some(self.at(&format!("the record of {} closed", self.channel(c)), position))
+    }
+
+    /// The ids a channel's record claims, as the logs spell them.
+    fn claimed(&self, claim: &Claim<A>, c: ChannelId) -> String {
+        let ids: Vec<String> = claim.recorded.get(c.index()).into_iter().flatten().map(ToString::to_string).collect();
+        format!("[{}]", ids.join(", "))
+    }
+
+    /// A violation of the theorem, in the logs' words.
+    pub(super) fn violation(&self, claim: &Claim<A>, v: &Violation) -> Finding {
+        let mut at: Vec<String> = Vec::new();
+        let message = match v {
+            Violation::NotRecorded { process, .. } => format!("{} never recorded its state", self.process(*process)),
+            Violation::NotClosed { channel, .. } => {
+                let receiver = self.process(self.topology.channel(*channel).to);
+                format!(
+                    "the record of {} was never closed: {receiver} received no marker of snapshot {} on it",
+                    self.channel(*channel),
+                    claim.id
+                )
+            }
+            Violation::InwardCrossing { msg, channel, send, receive, .. } => {
+                let ch = self.topology.channel(*channel);
+                at.extend([self.event("send", send), self.event("receipt", receive)]);
+                at.extend(self.record_at(claim, ch.from));
+                at.extend(self.record_at(claim, ch.to));
+                format!(
+                    "message {} on {} crosses the cut inward: sent after {} recorded, received before {} recorded",
+                    self.msg(*msg),
+                    self.channel(*channel),
+                    self.process(ch.from),
+                    self.process(ch.to)
+                )
+            }
+            Violation::MissingMessage { channel, msg, send, .. } => {
+                at.push(self.event("send", send));
+                at.extend(self.close_at(claim, *channel));
+                format!(
+                    "message {}, in flight on {} at the cut, is missing from its record {}",
+                    self.msg(*msg),
+                    self.channel(*channel),
+                    self.claimed(claim, *channel)
+                )
+            }
+            Violation::ExtraMessage { channel, index, received, .. } => {
+                at.extend(self.close_at(claim, *channel));
+                at.extend(received.iter().map(|r| self.event("its receipt after the cut", r)));
+                let id = claim.recorded.get(channel.index()).and_then(|ids| ids.get(*index));
+                let what = id.map_or_else(|| format!("its message at index {index}"), |id| format!("message {id}"));
+                format!(
+                    "the record of {} {} holds {what}, which was not in flight at the cut",
+                    self.channel(*channel),
+                    self.claimed(claim, *channel)
+                )
+            }
+            Violation::OutOfOrder { channel, expected, .. } => {
+                at.extend(self.close_at(claim, *channel));
+                let sent: Vec<String> = expected.iter().map(|id| self.msg(*id)).collect();
+                format!(
+                    "the record of {} holds the in-flight messages out of order: sent as [{}], recorded as {}",
+                    self.channel(*channel),
+                    sent.join(", "),
+                    self.claimed(claim, *channel)
+                )
+            }
+            Violation::RecordedUnreachable { event, reason, .. } => {
+                at.extend(event.iter().map(|e| self.event("event", e)));
+                format!("the recorded state is not reachable from the state at initiation: {reason}")
+            }
+            Violation::EndUnreachable { event, reason, .. } => {
+                at.extend(event.iter().map(|e| self.event("event", e)));
+                format!("the end state is not reachable from the recorded state: {reason}")
+            }
+            Violation::NotAnInitiator { process, event, .. } => {
+                at.push(self.event("initiation", event));
+                format!("initiated by {}, which may not initiate snapshots", self.process(*process))
+            }
+            Violation::LoggedState { event, reason, .. } => {
+                at.push(self.event("event", event));
+                reason.clone()
+            }
+        };
+        Finding { clause: clause_name(v.clause()), message, at, consequences: Vec::new() }
+    }
+
+    /// A claim no correct run makes.
+    pub(super) fn anomaly(&self, anomaly: &Anomaly) -> Finding {
+        let at = anomaly.at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
+        Finding { clause: "claims", message: anomaly.message.clone(), at, consequences: Vec::new() }
+    }
+
+    /// A FIFO break.
+    pub(super) fn fifo(&self, b: &FifoBreak) -> Finding {
+        let ch = self.topology.channel(b.channel);
+        let message = format!(
+            "on {}, {} overtook {}: {} sent it after, and {} received it before",
+            self.channel(b.channel),
+            self.item(b.early),
+            self.item(b.overtaken),
+            self.process(ch.from),
+            self.process(ch.to)
+        );
+        let mut at = vec![
+            self.at(&format!("{} sent", self.item(b.overtaken)), b.overtaken_send),
+            self.at(&format!("{} sent", self.item(b.early)), b.early_send),
+            self.at(&format!("{} received", self.item(b.early)), b.early_receipt),
+        ];
+        match b.overtaken_receipt {
+            Some(r) => at.push(self.at(&format!("{} received", self.item(b.overtaken)), r)),
+            None => at.push(format!("{} never received", self.item(b.overtaken))),
+        }
+        Finding { clause: "fifo", message, at, consequences: Vec::new() }
+    }
+
+    /// Damage to the logs.
+    pub(super) fn damage(&self, d: &Damage) -> Finding {
+        Finding {
+            clause: "damage",
+            message: d.message.clone(),
+            at: d.at.iter().map(|l| format!("at {l}")).collect(),
+            consequences: Vec::new(),
+        }
+    }
+}
+
+/// The conserved total of a complete snapshot against the initial total less what was lost
+/// before the cut, for an application with one (`amount` of a state and of a message).
+pub(super) fn total<A: LogApp>(
+    names: &Names<'_, A>,
+    claim: &Claim<A>,
+    amount: (fn(&A) -> i128, fn(&A::Msg) -> i128),
+) -> Option<Finding> {
+    let snapshot = claim.snapshot.as_ref()?;
+    let trace: &Trace<A> = &names.logs.trace;
+    let (state, msg) = amount;
+    let states: i128 = snapshot.state.processes.iter().map(state).sum();
+    let channels: i128 = snapshot.state.channels.iter().flatten().map(msg).sum();
+    let initial: i128 = trace.initial.iter().map(state).sum();
+    // A message lost counts before the cut when its sender sent it before recording.
+    let mut sends: HashMap<MsgId, (usize, &A::Msg)> = HashMap::new();
+    let mut lost = 0;
+    for (position, e) in trace.events.iter().enumerate() {
+        match &e.kind {
+            EventKind::Send { id, msg: m, .. } => {
+                sends.insert(*id, (position, m));
+            }
+            EventKind::Lost { id, .. } => {
+                let Some(&(sent, m)) = sends.get(id) else { continue };
+                if claim.records.get(e.process.index()).is_some() {
+                    let sender = trace.events[sent].process;
+                    if claim.records[sender.index()].is_some_and(|r| sent < r) {
+                        lost += msg(m);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let expected = initial - lost;
+    (states + channels != expected).then(|| Finding {
+        clause: "total",
+        message: format!(
+            "the snapshot records a total of {} (states {states}, channel records {channels}); the initial total is {initial}{}, so it should be {expected}",
+            states + channels,
+            if lost == 0 { String::new() } else { format!(", less {lost} lost before the cut") },
+        ),
+        at: Vec::new(),
+        consequences: Vec::new(),
+    })
+}
