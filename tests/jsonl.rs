@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use chandy_lamport::apps::bank::{Bank, Jars, Sale};
 use chandy_lamport::check::{check, unterminated, verify, Clause};
 use chandy_lamport::check::{Event, EventKind};
-use chandy_lamport::formats::jsonl::{read_logs, Logs};
+use chandy_lamport::formats::jsonl::{read_logs, Logs, States};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::runtime::BankCommand;
@@ -28,7 +28,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn read_dir(dir: &std::path::Path, files: &[PathBuf]) -> Logs<Bank> {
     let top = TopFile::read(&dir.join("topology.top")).unwrap();
     let initial = top.tokens.iter().map(|&t| Bank::new(t)).collect();
-    read_logs(&top.topology, initial, files).unwrap_or_else(|e| panic!("{e}"))
+    read_logs(&top.topology, initial, files, &States::Interpreted).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -326,18 +326,49 @@ pub fn check<A: Application>(
     trace: &Trace<A>,
     snapshot: &GlobalSnapshot<A>,
 ) -> Result<Report<A>, CheckError> {
+    judgeable(topology, trace, snapshot)?;
+    Checker::new(topology, trace, snapshot, None).run()
+}
+
+/// A valid trace, and a snapshot with one state per process and one record per channel.
+fn judgeable<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: &GlobalSnapshot<A>,
+) -> Result<(), CheckError> {
     trace.validate(topology)?;
-    let id = snapshot.id;
     if snapshot.state.processes.len() != topology.len() || snapshot.state.channels.len() != topology.channels().len() {
         return Err(CheckError::Shape {
-            snapshot: id,
+            snapshot: snapshot.id,
             processes: snapshot.state.processes.len(),
             channels: snapshot.state.channels.len(),
             expected_processes: topology.len(),
             expected_channels: topology.channels().len(),
         });
     }
-    Checker::new(topology, trace, snapshot).run()
+    Ok(())
+}
+
+/// [`check`], with each channel record also given as the ids of the messages it claims (what
+/// logs carry): clause (b) then compares the records with the in-flight messages by id, not by
+/// content, so that two carts of equal size are not mistaken for each other.
+pub fn check_ids<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: &GlobalSnapshot<A>,
+    ids: &[Vec<MsgId>],
+) -> Result<Report<A>, CheckError> {
+    if ids.len() != topology.channels().len() {
+        return Err(CheckError::Shape {
+            snapshot: snapshot.id,
+            processes: snapshot.state.processes.len(),
+            channels: ids.len(),
+            expected_processes: topology.len(),
+            expected_channels: topology.channels().len(),
+        });
+    }
+    judgeable(topology, trace, snapshot)?;
+    Checker::new(topology, trace, snapshot, Some(ids)).run()
 }
 
 struct SendInfo<'t, M> {
@@ -355,13 +386,20 @@ struct Checker<'t, A: Application> {
     index: Vec<usize>,
     sends: HashMap<MsgId, SendInfo<'t, A::Msg>>,
     violations: Vec<Violation>,
+    /// The ids each channel record claims, when known: (b) compares by id.
+    ids: Option<&'t [Vec<MsgId>]>,
 }
 
 /// Channel contents during a replay.
 type Queues<T> = Vec<VecDeque<T>>;
 
 impl<'t, A: Application> Checker<'t, A> {
-    fn new(topology: &'t Topology, trace: &'t Trace<A>, snapshot: &'t GlobalSnapshot<A>) -> Self {
+    fn new(
+        topology: &'t Topology,
+        trace: &'t Trace<A>,
+        snapshot: &'t GlobalSnapshot<A>,
+        ids: Option<&'t [Vec<MsgId>]>,
+    ) -> Self {
         let mut record = vec![None; topology.len()];
         let mut index = Vec::with_capacity(trace.events.len());
         let mut counts = vec![0usize; topology.len()];
@@ -379,7 +417,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 _ => {}
             }
         }
-        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new() }
+        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new(), ids }
     }
 
     fn at(&self, position: usize) -> EventRef {
@@ -484,8 +522,45 @@ impl<'t, A: Application> Checker<'t, A> {
         flight
     }
 
+    /// (b), by id: the first in-flight message the record lacks, else the first it holds that
+    /// was not in flight, else the order.
+    fn check_record_ids(&mut self, record: &[usize], ids: &[Vec<MsgId>]) {
+        let id = self.snapshot.id;
+        let flight = self.in_flight_at_cut(record);
+        for (c, expected) in flight.iter().enumerate() {
+            let channel = ChannelId(c as u32);
+            let recorded = &ids[c];
+            if expected.iter().map(|(m, _)| m).eq(recorded.iter()) {
+                continue;
+            }
+            let violation = if let Some((msg, position)) = expected.iter().find(|(m, _)| !recorded.contains(m)) {
+                Violation::MissingMessage { snapshot: id, channel, msg: *msg, send: self.at(*position) }
+            } else if let Some(index) = recorded.iter().position(|m| !expected.iter().any(|(e, _)| e == m)) {
+                let receiver = self.topology.channel(channel).to;
+                let received = self.trace.events.iter().enumerate().find_map(|(position, e)| match e.kind {
+                    EventKind::Receive { id: m, .. } if m == recorded[index] && position > record[receiver.index()] => {
+                        Some(self.at(position))
+                    }
+                    _ => None,
+                });
+                Violation::ExtraMessage { snapshot: id, channel, message: recorded[index].to_string(), index, received }
+            } else {
+                Violation::OutOfOrder {
+                    snapshot: id,
+                    channel,
+                    expected: expected.iter().map(|(m, _)| *m).collect(),
+                    recorded: format!("{recorded:?}"),
+                }
+            };
+            self.violations.push(violation);
+        }
+    }
+
     /// (b)
     fn check_records(&mut self, record: &[usize]) {
+        if let Some(ids) = self.ids {
+            return self.check_record_ids(record, ids);
+        }
         let id = self.snapshot.id;
         let flight = self.in_flight_at_cut(record);
         for (c, expected) in flight.iter().enumerate() {
@@ -549,6 +624,7 @@ impl<'t, A: Application> Checker<'t, A> {
         states: &mut [A],
         queues: &mut Queues<K>,
         key: impl Fn(MsgId) -> K,
+        show: impl Fn(&K) -> String,
         strict: bool,
     ) -> Result<(), String> {
         let e = &self.trace.events[position];
@@ -563,8 +639,9 @@ impl<'t, A: Application> Checker<'t, A> {
                 } else {
                     return Err(match q.front() {
                         Some(head) => format!(
-                            "receipt of {id} ({k:?}) on {} finds {head:?} at the head of the channel",
-                            self.describe_channel(*channel)
+                            "receipt of {id} on {} finds {} at the head of the channel",
+                            self.describe_channel(*channel),
+                            show(head)
                         ),
                         None => {
                             format!(
@@ -671,7 +748,7 @@ impl<'t, A: Application> Checker<'t, A> {
         queues: &mut Queues<MsgId>,
         strict: bool,
     ) -> Result<(), String> {
-        self.replay(position, states, queues, |id| id, strict)
+        self.replay(position, states, queues, |id| id, MsgId::to_string, strict)
     }
 
     fn payloads(&self, queues: &Queues<MsgId>) -> Vec<Vec<A::Msg>> {
@@ -763,7 +840,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 continue;
             }
             let content = |id: MsgId| self.sends[&id].msg.clone();
-            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, true) {
+            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, |m| format!("{m:?}"), true) {
                 failure = Some((Some(position), reason));
                 break;
             }

@@ -1,9 +1,13 @@
 //! What the logs claim about each snapshot, and the claims no correct run makes.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::read::{Body, Parsed, Sends};
-use super::*;
+use super::line::{LogApp, LogId, Location};
+use super::logs::{Anomaly, Claim, States};
+use super::parsed::{Body, Parsed, Sends};
+use crate::check::{Event, EventKind, Trace};
+use crate::protocol::{GlobalSnapshot, GlobalState, SnapshotId};
+use crate::protocol::{ChannelId, ProcessId, Topology};
 
 /// What the claims are read from.
 pub(super) struct Context<'a, A: LogApp> {
@@ -259,10 +263,13 @@ impl<A: LogApp> Context<'_, A> {
         let damaged: Vec<&str> =
             involved.into_iter().filter(|&p| self.damaged[p]).map(|p| self.name(ProcessId(p as u16))).collect();
         if !damaged.is_empty() {
+            let named = match damaged.len() {
+                n if n > 5 => format!("{}, … ({n} in all)", damaged[..5].join(", ")),
+                _ => damaged.join(", "),
+            };
             claim.unjudged = Some(format!(
-                "incomplete in what was read, and the missing part may be in what the damaged log{} of {} did not hold",
+                "incomplete in what was read, and the missing part may be in what the damaged log{} of {named} did not hold",
                 if damaged.len() == 1 { "" } else { "s" },
-                damaged.join(", ")
             ));
         }
     }

@@ -2,86 +2,15 @@
 //! its own order, markers resolved, damage cut off, and the run rebuilt in a causal order.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
-use super::*;
-
-/// One event line, checked and resolved against the topology.
-#[derive(Clone)]
-pub(super) struct Parsed<A: Application> {
-    pub(super) at: Location,
-    pub(super) process: ProcessId,
-    order: Order,
-    pub(super) body: Body<A::Msg, A::Step>,
-    pub(super) state: Option<A>,
-}
-
-/// What orders a process's events: `seq`, or `time` when its logs have no `seq`.
-#[derive(Clone, Debug)]
-enum Order {
-    Seq(u64),
-    Time { key: TimeKey, text: String },
-}
-
-#[derive(Clone, Copy, Debug)]
-enum TimeKey {
-    Integer(i128),
-    Float(f64),
-    /// An RFC 3339 timestamp, in nanoseconds since the Unix epoch.
-    Stamp(i128),
-}
-
-impl TimeKey {
-    /// `None` when the two cannot be compared (a number and a timestamp).
-    fn compare(self, other: TimeKey) -> Option<Ordering> {
-        match (self, other) {
-            (TimeKey::Integer(a), TimeKey::Integer(b)) | (TimeKey::Stamp(a), TimeKey::Stamp(b)) => Some(a.cmp(&b)),
-            (TimeKey::Integer(a), TimeKey::Float(b)) => (a as f64).partial_cmp(&b),
-            (TimeKey::Float(a), TimeKey::Integer(b)) => a.partial_cmp(&(b as f64)),
-            (TimeKey::Float(a), TimeKey::Float(b)) => a.partial_cmp(&b),
-            _ => None,
-        }
-    }
-
-    fn parse(value: &serde_json::Value) -> Result<TimeKey, LogProblem> {
-        match value {
-            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), ..) => Ok(TimeKey::Integer(i128::from(i))),
-                (_, Some(u), _) => Ok(TimeKey::Integer(i128::from(u))),
-                (.., Some(f)) if f.is_finite() => Ok(TimeKey::Float(f)),
-                _ => Err(LogProblem::BadTime(n.to_string())),
-            },
-            serde_json::Value::String(s) => s
-                .parse::<jiff::Timestamp>()
-                .map(|t| TimeKey::Stamp(t.as_nanosecond()))
-                .map_err(|e| LogProblem::BadTime(format!("{s:?}: {e}"))),
-            other => Err(LogProblem::BadTime(other.to_string())),
-        }
-    }
-}
-
-impl Order {
-    fn name(&self) -> &'static str {
-        match self {
-            Order::Seq(_) => "`seq`",
-            Order::Time { .. } => "only `time`",
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(super) enum Body<M, S> {
-    Send { channel: ChannelId, msg: LogId, payload: M },
-    Receive { channel: ChannelId, msg: LogId },
-    Loss { channel: ChannelId, msg: LogId },
-    Internal { step: S },
-    Record { snapshot: SnapshotId, initiated: bool },
-    /// `None`s until resolved: a marker-send without `snapshot` belongs to the snapshot its
-    /// process recorded last; one without `channel` is one on every outgoing channel.
-    MarkerSend { snapshot: Option<SnapshotId>, channel: Option<ChannelId> },
-    /// A `None` snapshot until resolved: the k-th marker received on a channel is the k-th sent.
-    MarkerReceive { snapshot: Option<SnapshotId>, channel: ChannelId, recorded: Vec<LogId> },
-}
+use super::line::{Kind, Line, LogApp, LogId, Location};
+use super::logs::{Damage, LogError, LogProblem, Logs, States};
+use super::parsed::{Body, Order, Parsed, Sent, Sends, TimeKey};
+use crate::check::{Event, EventKind, MsgId, Trace, TraceError};
+use crate::protocol::{Application, SnapshotId};
+use crate::protocol::{ChannelId, ProcessId, Topology};
 
 fn need<T>(kind: Kind, field: &'static str, value: Option<T>) -> Result<T, LogProblem> {
     value.ok_or(LogProblem::MissingField { kind: kind.name(), field })
@@ -537,23 +466,6 @@ fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
     }
 }
 
-/// A message's send: the id the drivers would give it, its channel and line, and its place.
-pub(super) struct Sent<'a> {
-    pub(super) id: MsgId,
-    pub(super) channel: ChannelId,
-    pub(super) at: &'a Location,
-    pub(super) process: usize,
-    pub(super) index: usize,
-}
-
-/// Every send of the logs.
-pub(super) struct Sends<'a> {
-    /// Messages, by the logs' id.
-    pub(super) ids: HashMap<&'a LogId, Sent<'a>>,
-    /// The marker sendings of each snapshot and channel: (process, index), in order.
-    pub(super) markers: HashMap<(SnapshotId, ChannelId), Vec<(usize, usize)>>,
-}
-
 /// The sends: each id once; the messages get the ids the drivers give them.
 fn sends<A: Application>(by_process: &[Vec<Parsed<A>>]) -> Result<Sends<'_>, LogError> {
     let mut ids: HashMap<&LogId, Sent<'_>> = HashMap::new();
@@ -661,12 +573,15 @@ fn cut_damage<A: Application>(
         damaged[from.index()] = true;
         let (receiver, sender, label) =
             (topology.name(ProcessId(q as u16)), topology.name(from), topology.channel_label(channel));
-        let last = by_process[from.index()].last().map(|l| format!(", which ends at {}", l.at)).unwrap_or_default();
+        let last = match by_process[from.index()].last() {
+            Some(l) => format!(" (it ends at {})", l.at),
+            None => " (it has no events)".to_string(),
+        };
         damage.push(Damage {
             process: Some(from),
             at: Some(e.at.clone()),
             message: format!(
-                "{receiver} {what} on {label} that {sender}'s log never sends: {sender}'s log is incomplete{last}; {receiver}'s events from here on are not judged"
+                "{receiver} {what} on {label} that {sender}'s log never sends: {sender}'s log is incomplete{last}, and {receiver}'s events from here on are not judged"
             ),
         });
     }

@@ -1,6 +1,9 @@
 //! The reader and writer on small logs.
 
+use super::write::to_lines;
 use super::*;
+use crate::check::{EventKind, MsgId};
+use crate::protocol::{ChannelId, ProcessId, SnapshotId, Topology};
 use crate::apps::bank::{Bank, Jars, Sale};
 
 fn topology() -> Topology {

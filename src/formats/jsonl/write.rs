@@ -1,6 +1,15 @@
 //! Writing a run of this crate's runtime or simulator as logs.
 
-use super::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::line::{Kind, Line, LogApp, LogId};
+use crate::check::{EventKind, MsgId, Trace, TraceError};
+use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{GlobalSnapshot, SnapshotId};
+
 /// Why a run could not be written as logs.
 #[derive(Debug, Error)]
 pub enum WriteError {

@@ -7,7 +7,21 @@ use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId,
 use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
 use chandy_lamport::{Application, ChannelId, ProcessId, Topology};
 
-use super::Finding;
+use serde::Serialize;
+
+/// One thing found wrong, with the log lines it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total` or
+    /// `damage`.
+    pub clause: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// The log lines involved, each with its role (`send at P0.jsonl:6`).
+    pub at: Vec<String>,
+    /// What follows from it: findings of the same snapshot that this one explains.
+    pub consequences: Vec<Finding>,
+}
 
 /// The clause's short name, as in the JSON.
 pub(super) fn clause_name(clause: Clause) -> &'static str {
@@ -57,6 +71,35 @@ impl<A: LogApp> Names<'_, A> {
     /// A message id as the logs spell it (`"7"`).
     pub(super) fn msg(&self, id: MsgId) -> String {
         self.logs.names.get(&id).map_or_else(|| id.to_string(), ToString::to_string)
+    }
+
+    /// `text` with every message id of ours (`m2.75`) spelled as the logs spell it.
+    pub(super) fn rename(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < text.len() {
+            let starts = bytes[i] == b'm' && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
+            let digits = |from: usize| from + bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if starts {
+                let (p_end, dot) = (digits(i + 1), digits(i + 1));
+                if p_end > i + 1 && bytes.get(dot) == Some(&b'.') {
+                    let n_end = digits(dot + 1);
+                    let boundary = bytes.get(n_end).is_none_or(|b| !b.is_ascii_alphanumeric());
+                    if n_end > dot + 1 && boundary {
+                        if let (Ok(p), Ok(n)) = (text[i + 1..p_end].parse::<u16>(), text[dot + 1..n_end].parse::<u64>()) {
+                            out.push_str(&self.msg(MsgId::new(ProcessId(p), n)));
+                            i = n_end;
+                            continue;
+                        }
+                    }
+                }
+            }
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+        out
     }
 
     fn item(&self, item: Item) -> String {
@@ -153,11 +196,11 @@ impl<A: LogApp> Names<'_, A> {
             }
             Violation::RecordedUnreachable { event, reason, .. } => {
                 at.extend(event.iter().map(|e| self.event("event", e)));
-                format!("the recorded state is not reachable from the state at initiation: {reason}")
+                format!("the recorded state is not reachable from the state at initiation: {}", self.rename(reason))
             }
             Violation::EndUnreachable { event, reason, .. } => {
                 at.extend(event.iter().map(|e| self.event("event", e)));
-                format!("the end state is not reachable from the recorded state: {reason}")
+                format!("the end state is not reachable from the recorded state: {}", self.rename(reason))
             }
             Violation::NotAnInitiator { process, event, .. } => {
                 at.push(self.event("initiation", event));
@@ -165,7 +208,7 @@ impl<A: LogApp> Names<'_, A> {
             }
             Violation::LoggedState { event, reason, .. } => {
                 at.push(self.event("event", event));
-                reason.clone()
+                self.rename(reason)
             }
         };
         Finding { clause: clause_name(v.clause()), message, at, consequences: Vec::new() }

@@ -19,9 +19,9 @@ use chandy_lamport::apps::json::{Amount, Balance, Json, Opaque};
 use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
-use chandy_lamport::check::{check, fifo_breaks, unterminated, Clause, Violation};
+use chandy_lamport::check::{check, check_ids, fifo_breaks, unterminated, Clause, Violation};
 use chandy_lamport::check::{EventKind, MsgId, Trace};
-use chandy_lamport::formats::jsonl::{read_logs, LogApp, Logs, States};
+use chandy_lamport::formats::jsonl::{read_logs, LogApp, LogId, Logs, States};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use super::output::{note, to_stdout};
 use super::report::{EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
+pub use findings::Finding;
 use findings::{clause_name, clause_title, Names};
 pub use initial::read_initial;
 
@@ -82,20 +83,6 @@ pub enum LogKind {
     None,
 }
 
-/// One thing found wrong, with the log lines it concerns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total` or
-    /// `damage`.
-    pub clause: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// The log lines involved, each with its role (`send at P0.jsonl:6`).
-    pub at: Vec<String>,
-    /// What follows from it: findings of the same snapshot that this one explains.
-    pub consequences: Vec<Finding>,
-}
-
 /// The most findings listed for one snapshot, and for the run: past that they are counted, so
 /// that logs checked against the wrong topology (a thousand processes that never logged) give a
 /// page, not millions of lines.
@@ -130,8 +117,10 @@ pub struct Outcome {
     pub app: String,
     /// Events read (in the run judged: without those damage cut off).
     pub events: usize,
-    /// Damage to the logs: what was not read, and why.
+    /// Damage to the logs: what was not read, and why (the first [`MAX_FINDINGS`]).
     pub damage: Vec<Finding>,
+    /// Damage past the first [`MAX_FINDINGS`], counted and not listed.
+    pub more_damage: usize,
     /// One verdict per snapshot id found in the logs.
     pub snapshots: Vec<SnapshotVerdict>,
     /// Problems of the run as a whole: FIFO breaks, logged states the transitions do not
@@ -279,18 +268,24 @@ pub fn verify_logs<A: LogApp>(
             if judged(v) && seen.insert((event.position, reason.clone())) {
                 run.push(Finding {
                     clause: clause_name(v.clause()),
-                    message: reason.clone(),
+                    message: names.rename(reason),
                     at: names.logs.location(event.position).map(|l| format!("event at {l}")).into_iter().collect(),
                     consequences: Vec::new(),
                 });
             }
         }
     };
+    let by_name: HashMap<&LogId, MsgId> = logs.names.iter().map(|(id, name)| (name, *id)).collect();
     let mut snapshots = Vec::with_capacity(logs.claims.len());
     for claim in &logs.claims {
         let violations = match &claim.snapshot {
             Some(snapshot) => {
-                check(topology, &logs.trace, snapshot)
+                let ids: Vec<Vec<MsgId>> = claim
+                    .recorded
+                    .iter()
+                    .map(|ids| ids.iter().filter_map(|id| by_name.get(id).copied()).collect())
+                    .collect();
+                check_ids(topology, &logs.trace, snapshot, &ids)
                     .with_context(|| format!("snapshot {} cannot be checked", claim.id))?
                     .violations
             }
@@ -348,7 +343,8 @@ pub fn verify_logs<A: LogApp>(
             logged(v, &mut run);
         }
     }
-    let damage: Vec<Finding> = logs.damage.iter().map(|d| names.damage(d)).collect();
+    let mut damage = Capped::default();
+    logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
     Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run))
 }
 
@@ -356,10 +352,11 @@ pub fn verify_logs<A: LogApp>(
 fn conclude(
     files: &[PathBuf],
     events: usize,
-    damage: Vec<Finding>,
+    damage: Capped,
     snapshots: Vec<SnapshotVerdict>,
     run: Capped,
 ) -> Outcome {
+    let (more_damage, damage) = (damage.more, damage.listed);
     let failed: Vec<u32> = snapshots.iter().filter(|s| s.judged && !s.holds).map(|s| s.id).collect();
     let unjudged: Vec<u32> = snapshots.iter().filter(|s| !s.judged).map(|s| s.id).collect();
     let judged = snapshots.len() - unjudged.len();
@@ -374,20 +371,19 @@ fn conclude(
         (false, false) => EXIT_FAIL,
     };
     let list = |ids: &[u32]| ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    // "judged" only where some snapshot or event was not.
+    let judged_word = if unjudged.is_empty() && damage.is_empty() { "" } else { " judged" };
     let mut summary = match (judged, failed.len()) {
         (0, _) if unjudged.is_empty() => "no snapshot in the logs: nothing was judged".to_string(),
         (0, _) => "no snapshot could be judged".to_string(),
-        (1, 0) => "the snapshot judged holds".to_string(),
-        (n, 0) => format!("all {n} snapshots judged hold"),
-        (1, _) => format!("the snapshot judged violates the theorem (snapshot {})", failed[0]),
+        (1, 0) => format!("the snapshot{judged_word} holds"),
+        (n, 0) => format!("all {n} snapshots{judged_word} hold"),
+        (1, _) => format!("the snapshot{judged_word} violates the theorem (snapshot {})", failed[0]),
         (n, k) => {
             let verb = if k == 1 { "violates" } else { "violate" };
-            format!("{k} of {n} snapshots judged {verb} the theorem (snapshot {})", list(&failed))
+            format!("{k} of {n} snapshots{judged_word} {verb} the theorem (snapshot {})", list(&failed))
         }
     };
-    if unjudged.is_empty() && damage.is_empty() {
-        summary = summary.replace(" judged", "");
-    }
     if !unjudged.is_empty() {
         let s = if unjudged.len() == 1 { "" } else { "s" };
         summary.push_str(&format!("; snapshot{s} {} not judged: the logs are damaged", list(&unjudged)));
@@ -409,6 +405,7 @@ fn conclude(
         app: String::new(),
         events,
         damage,
+        more_damage,
         snapshots,
         run: run.listed,
         more_run: run.more,
@@ -511,6 +508,9 @@ pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<
         writeln!(out, "logs: DAMAGED")?;
         for f in &outcome.damage {
             print(out, f, "  ")?;
+        }
+        if outcome.more_damage > 0 {
+            writeln!(out, "  ... and {} more (the first {MAX_FINDINGS} are listed)", outcome.more_damage)?;
         }
     }
     for s in &outcome.snapshots {
