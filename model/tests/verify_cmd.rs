@@ -243,8 +243,7 @@ fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
     let p = |f: &str| dir.join(f).display().to_string();
     let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl")]);
     assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
-    let expected =
-        format!("{}:1: no causal order exists (a cycle): this event waits for message \"b1\"", p("A.jsonl"));
+    let expected = format!("{}:1: no causal order exists (a cycle): this event waits for message \"b1\"", p("A.jsonl"));
     assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
     assert!(stderr(&o).contains(&format!("(at {}:2)", p("B.jsonl"))), "{}", stderr(&o));
     // Without a cycle the same two houses verify, but judge nothing (no snapshot): never a pass.
@@ -282,10 +281,7 @@ fn an_unfinished_snapshot_and_a_wrong_logged_state_exit_1() {
     let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("B.jsonl"), &p("A.jsonl")]);
     let out = stdout(&o);
     assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
-    assert!(
-        out.contains("snapshot 0: VIOLATED\n  - (e) snapshot terminates: B never recorded its state\n"),
-        "{out}"
-    );
+    assert!(out.contains("snapshot 0: VIOLATED\n  - (e) snapshot terminates: B never recorded its state\n"), "{out}");
     assert!(out.contains("the record of A->B was never closed: B received no marker of snapshot 0 on it"), "{out}");
     assert!(out.contains("run: INCONSISTENT\n  - logged states: A logged state Bank { jars: 4, sold: 0 }, but its transitions from the initial state give Bank { jars: 3, sold: 0 }"), "{out}");
     assert!(out.contains(&format!("event at {}:1", p("A.jsonl"))), "{out}");
@@ -362,10 +358,16 @@ fn damage_is_capped_with_a_count_of_the_rest() {
     assert_eq!(exit(&o), Some(3), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.lines().count() < 40, "{} lines: {}", out.lines().count(), &out[..2000.min(out.len())]);
-    assert!(out.contains("logs: DAMAGED\n  - damaged logs: N4 has no events in the logs: its log is missing or empty\n"), "{out}");
+    assert!(
+        out.contains("logs: DAMAGED\n  - damaged logs: N4 has no events in the logs: its log is missing or empty\n"),
+        "{out}"
+    );
     assert!(out.contains("  ... and 272 more (the first 25 are listed)\n"), "{out}");
     assert!(out.contains("snapshot 0: not judged: incomplete in what was read, and the missing part may be in what the damaged logs of N4, N5,"), "{out}");
-    assert!(out.ends_with("verdict: no snapshot could be judged; snapshot 0 not judged: the logs are damaged\n"), "{out}");
+    assert!(
+        out.ends_with("verdict: no snapshot could be judged; snapshot 0 not judged: the logs are damaged\n"),
+        "{out}"
+    );
     args.push("--json");
     let json: Value = serde_json::from_slice(&model(&args).stdout).unwrap();
     assert_eq!((json["damage"].as_array().unwrap().len(), json["more_damage"].as_u64()), (25, Some(272)));

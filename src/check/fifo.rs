@@ -148,6 +148,9 @@ mod tests {
         // m1 overtakes m0, which is never received.
         let never = trace(vec![send(m0), send(m1), receive(m1)]);
         let found = fifo_breaks(&t, &never);
-        assert_eq!((found[0].early, found[0].overtaken, found[0].overtaken_receipt), (Item::Message(m1), Item::Message(m0), None));
+        assert_eq!(
+            (found[0].early, found[0].overtaken, found[0].overtaken_receipt),
+            (Item::Message(m1), Item::Message(m0), None)
+        );
     }
 }

@@ -2,12 +2,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::line::{LogApp, LogId, Location};
+use super::line::{Location, LogApp, LogId};
 use super::logs::{Anomaly, Claim, States};
 use super::parsed::{Body, Parsed, Sends};
 use crate::check::{Event, EventKind, Trace};
-use crate::protocol::{GlobalSnapshot, GlobalState, SnapshotId};
 use crate::protocol::{ChannelId, ProcessId, Topology};
+use crate::protocol::{GlobalSnapshot, GlobalState, SnapshotId};
 
 /// What the claims are read from.
 pub(super) struct Context<'a, A: LogApp> {
@@ -132,7 +132,13 @@ impl<A: LogApp> Context<'_, A> {
 
     /// With opaque states, a recorded state must be the state its process logged last before
     /// recording (when it logged one).
-    fn compare_logged_state(&self, claim: &mut Claim<A>, e: &Event<A>, parsed: &Parsed<A>, last: Option<(&A, &Location)>) {
+    fn compare_logged_state(
+        &self,
+        claim: &mut Claim<A>,
+        e: &Event<A>,
+        parsed: &Parsed<A>,
+        last: Option<(&A, &Location)>,
+    ) {
         if !matches!(self.states, States::Opaque { .. }) {
             return;
         }

@@ -7,7 +7,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::protocol::Application;
 
-
 /// An application whose runs can be written and read as JSON lines: its states, messages and
 /// internal steps have a JSON form.
 pub trait LogApp:

@@ -5,12 +5,11 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use super::line::{LogId, Location};
+use super::line::{Location, LogId};
 use crate::check::{MsgId, Trace, TraceError};
-use crate::protocol::{Application, SnapshotId};
 use crate::protocol::GlobalSnapshot;
 use crate::protocol::ProcessId;
-
+use crate::protocol::{Application, SnapshotId};
 
 /// What is wrong with a line of the logs.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -25,7 +24,7 @@ pub enum LogProblem {
     #[error("not an event: {0}")]
     BadValue(String),
     /// A field the line's kind needs is missing.
-    #[error("a {kind} line needs the field `{field}`")]
+    #[error("this {kind} line needs the field `{field}`")]
     MissingField {
         /// The kind.
         kind: &'static str,
@@ -33,7 +32,7 @@ pub enum LogProblem {
         field: &'static str,
     },
     /// A field the line's kind does not have.
-    #[error("a {kind} line has no field `{field}`")]
+    #[error("this {kind} line has no field `{field}`")]
     ExtraField {
         /// The kind.
         kind: &'static str,
@@ -276,5 +275,3 @@ impl<A: Application> Logs<A> {
         self.locations.get(position)
     }
 }
-
-

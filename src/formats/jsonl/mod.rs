@@ -76,11 +76,11 @@ mod line;
 mod logs;
 mod parsed;
 mod read;
-mod write;
 #[cfg(test)]
 mod tests;
+mod write;
 
-pub use line::{Kind, Line, LogApp, LogId, Location};
+pub use line::{Kind, Line, Location, LogApp, LogId};
 pub use logs::{Anomaly, Claim, Damage, LogError, LogProblem, Logs, States};
 pub use read::{parse_logs, read_logs};
 pub use write::{write_logs, WriteError};

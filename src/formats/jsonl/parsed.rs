@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use super::line::{LogId, Location};
+use super::line::{Location, LogId};
 use super::logs::LogProblem;
 use crate::check::MsgId;
 use crate::protocol::{Application, SnapshotId};
@@ -74,16 +74,38 @@ impl Order {
 
 #[derive(Clone)]
 pub(super) enum Body<M, S> {
-    Send { channel: ChannelId, msg: LogId, payload: M },
-    Receive { channel: ChannelId, msg: LogId },
-    Loss { channel: ChannelId, msg: LogId },
-    Internal { step: S },
-    Record { snapshot: SnapshotId, initiated: bool },
+    Send {
+        channel: ChannelId,
+        msg: LogId,
+        payload: M,
+    },
+    Receive {
+        channel: ChannelId,
+        msg: LogId,
+    },
+    Loss {
+        channel: ChannelId,
+        msg: LogId,
+    },
+    Internal {
+        step: S,
+    },
+    Record {
+        snapshot: SnapshotId,
+        initiated: bool,
+    },
     /// `None`s until resolved: a marker-send without `snapshot` belongs to the snapshot its
     /// process recorded last; one without `channel` is one on every outgoing channel.
-    MarkerSend { snapshot: Option<SnapshotId>, channel: Option<ChannelId> },
+    MarkerSend {
+        snapshot: Option<SnapshotId>,
+        channel: Option<ChannelId>,
+    },
     /// A `None` snapshot until resolved: the k-th marker received on a channel is the k-th sent.
-    MarkerReceive { snapshot: Option<SnapshotId>, channel: ChannelId, recorded: Vec<LogId> },
+    MarkerReceive {
+        snapshot: Option<SnapshotId>,
+        channel: ChannelId,
+        recorded: Vec<LogId>,
+    },
 }
 
 /// A message's send: the id the drivers would give it, its channel and line, and its place.
@@ -102,4 +124,3 @@ pub(super) struct Sends<'a> {
     /// The marker sendings of each snapshot and channel: (process, index), in order.
     pub(super) markers: HashMap<(SnapshotId, ChannelId), Vec<(usize, usize)>>,
 }
-

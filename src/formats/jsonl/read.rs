@@ -5,9 +5,9 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use super::line::{Kind, Line, LogApp, LogId, Location};
+use super::line::{Kind, Line, Location, LogApp, LogId};
 use super::logs::{Damage, LogError, LogProblem, Logs, States};
-use super::parsed::{Body, Order, Parsed, Sent, Sends, TimeKey};
+use super::parsed::{Body, Order, Parsed, Sends, Sent, TimeKey};
 use crate::check::{Event, EventKind, MsgId, Trace, TraceError};
 use crate::protocol::{Application, SnapshotId};
 use crate::protocol::{ChannelId, ProcessId, Topology};
@@ -191,7 +191,9 @@ pub fn parse_logs<A: LogApp>(
                     // holds, may have done more than was logged.
                     match process {
                         Some(p) => damaged[p.index()] = true,
-                        None => last_of.iter().enumerate().filter(|(_, l)| l.is_some()).for_each(|(p, _)| damaged[p] = true),
+                        None => {
+                            last_of.iter().enumerate().filter(|(_, l)| l.is_some()).for_each(|(p, _)| damaged[p] = true)
+                        }
                     }
                 }
                 Err(e) => return Err(e),
@@ -257,7 +259,10 @@ pub fn parse_logs<A: LogApp>(
                 }
                 Body::MarkerReceive { snapshot: Some(snapshot), channel, .. } => (
                     format!("the marker of snapshot {snapshot} on {}", topology.channel_label(*channel)),
-                    sent.markers.get(&(*snapshot, *channel)).and_then(|m| m.first()).map(|&(q, i)| by_process[q][i].at.clone()),
+                    sent.markers
+                        .get(&(*snapshot, *channel))
+                        .and_then(|m| m.first())
+                        .map(|&(q, i)| by_process[q][i].at.clone()),
                 ),
                 _ => ("an event".to_string(), None),
             };

@@ -2,9 +2,9 @@
 
 use super::write::to_lines;
 use super::*;
+use crate::apps::bank::{Bank, Jars, Sale};
 use crate::check::{EventKind, MsgId};
 use crate::protocol::{ChannelId, ProcessId, SnapshotId, Topology};
-use crate::apps::bank::{Bank, Jars, Sale};
 
 fn topology() -> Topology {
     Topology::complete(2).unwrap()
@@ -157,7 +157,10 @@ fn anomalies_and_incomplete_snapshots() {
     let logs = read(&[("a.jsonl", &p0), ("b.jsonl", P1)]).unwrap();
     let anomalies = &logs.claims[0].anomalies;
     assert_eq!(anomalies.len(), 1);
-    assert_eq!(anomalies[0].message, "P0's record of P1->P0 for snapshot 0 claims message \"7\", which was sent on P0->P1");
+    assert_eq!(
+        anomalies[0].message,
+        "P0's record of P1->P0 for snapshot 0 claims message \"7\", which was sent on P0->P1"
+    );
     let at: Vec<String> = anomalies[0].at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
     assert_eq!(at, ["marker receipt at a.jsonl:5", "send at a.jsonl:1"]);
 }
@@ -217,8 +220,14 @@ fn every_recorded_id_is_a_message_received_between_the_record_and_the_marker() {
     let lost = p1.replace(r#""kind":"receive""#, r#""kind":"loss""#);
     let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", &lost)]);
     assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims message \"7\", which was lost in transit @ marker receipt at b.jsonl:4, send at a.jsonl:1, loss at b.jsonl:1"]);
-    let never: String = p1.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>()
-        .replace("\"seq\":1", "\"seq\":0").replace("\"seq\":2", "\"seq\":1").replace("\"seq\":3", "\"seq\":2");
+    let never: String = p1
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .replace("\"seq\":1", "\"seq\":0")
+        .replace("\"seq\":2", "\"seq\":1")
+        .replace("\"seq\":3", "\"seq\":2");
     let found = anomalies(&[("a.jsonl", P0), ("b.jsonl", &never)]);
     assert_eq!(found, ["P1's record of P0->P1 for snapshot 0 claims message \"7\", which P1 never receives @ marker receipt at b.jsonl:3, send at a.jsonl:1"]);
 }
@@ -230,11 +239,13 @@ fn a_record_logged_before_its_marker_receipt_reads_as_after_it() {
 {"process":"P1","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}
 {"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
 "#;
-    let before = after.replace(r#""seq":2,"kind":"record""#, r#""seq":1,"kind":"record""#).replace(
-        r#""seq":1,"kind":"marker-receive""#,
-        r#""seq":2,"kind":"marker-receive""#,
+    let before = after
+        .replace(r#""seq":2,"kind":"record""#, r#""seq":1,"kind":"record""#)
+        .replace(r#""seq":1,"kind":"marker-receive""#, r#""seq":2,"kind":"marker-receive""#);
+    let (a, b) = (
+        read(&[("a.jsonl", P0), ("b.jsonl", after)]).unwrap(),
+        read(&[("a.jsonl", P0), ("b.jsonl", &before)]).unwrap(),
     );
-    let (a, b) = (read(&[("a.jsonl", P0), ("b.jsonl", after)]).unwrap(), read(&[("a.jsonl", P0), ("b.jsonl", &before)]).unwrap());
     assert_eq!(a.trace, b.trace);
     assert_eq!(a.claims[0].snapshot, b.claims[0].snapshot);
     assert!(b.claims[0].anomalies.is_empty());
@@ -262,7 +273,8 @@ fn written_lines_read_back_to_the_same_run() {
     assert!(lines[1][3].contains(r#""recorded":["m0.0"]"#), "{}", lines[1][3]);
     let texts: Vec<(String, String)> =
         lines.iter().enumerate().map(|(p, l)| (format!("P{p}.jsonl"), l.join("\n"))).collect();
-    let again: Logs<Bank> = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
+    let again: Logs<Bank> =
+        parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
     assert_eq!(again.trace, logs.trace);
     assert_eq!(again.claims[0].snapshot, logs.claims[0].snapshot);
 }

@@ -265,4 +265,3 @@ pub(crate) fn to_lines<A: LogApp>(
     }
     Ok(lines)
 }
-

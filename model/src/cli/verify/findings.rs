@@ -87,7 +87,8 @@ impl<A: LogApp> Names<'_, A> {
                     let n_end = digits(dot + 1);
                     let boundary = bytes.get(n_end).is_none_or(|b| !b.is_ascii_alphanumeric());
                     if n_end > dot + 1 && boundary {
-                        if let (Ok(p), Ok(n)) = (text[i + 1..p_end].parse::<u16>(), text[dot + 1..n_end].parse::<u64>()) {
+                        if let (Ok(p), Ok(n)) = (text[i + 1..p_end].parse::<u16>(), text[dot + 1..n_end].parse::<u64>())
+                        {
                             out.push_str(&self.msg(MsgId::new(ProcessId(p), n)));
                             i = n_end;
                             continue;
@@ -254,16 +255,28 @@ impl<A: LogApp> Names<'_, A> {
     }
 }
 
+/// An application's conserved amount: what a state holds and what a message carries.
+pub struct Conserved<A: Application> {
+    /// Held by a state.
+    pub state: fn(&A) -> i128,
+    /// Carried by a message.
+    pub msg: fn(&A::Msg) -> i128,
+}
+
+impl<A: Application> Clone for Conserved<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: Application> Copy for Conserved<A> {}
+
 /// The conserved total of a complete snapshot against the initial total less what was lost
 /// before the cut, for an application with one (`amount` of a state and of a message).
-pub(super) fn total<A: LogApp>(
-    names: &Names<'_, A>,
-    claim: &Claim<A>,
-    amount: (fn(&A) -> i128, fn(&A::Msg) -> i128),
-) -> Option<Finding> {
+pub(super) fn total<A: LogApp>(names: &Names<'_, A>, claim: &Claim<A>, amount: super::Conserved<A>) -> Option<Finding> {
     let snapshot = claim.snapshot.as_ref()?;
     let trace: &Trace<A> = &names.logs.trace;
-    let (state, msg) = amount;
+    let (state, msg) = (amount.state, amount.msg);
     let states: i128 = snapshot.state.processes.iter().map(state).sum();
     let channels: i128 = snapshot.state.channels.iter().flatten().map(msg).sum();
     let initial: i128 = trace.initial.iter().map(state).sum();

@@ -62,7 +62,8 @@ pub fn read_initial<A: DeserializeOwned>(path: &Path, topology: &Topology) -> an
             bail!("{file}:{line}: --initial: {name} is given twice");
         }
     }
-    let missing: Vec<&str> = topology.processes().filter(|p| states[p.index()].is_none()).map(|p| topology.name(p)).collect();
+    let missing: Vec<&str> =
+        topology.processes().filter(|p| states[p.index()].is_none()).map(|p| topology.name(p)).collect();
     if !missing.is_empty() {
         bail!("{file}: --initial: no initial state for {}", missing.join(", "));
     }

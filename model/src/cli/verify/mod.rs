@@ -30,8 +30,8 @@ use serde::Serialize;
 
 use super::output::{note, to_stdout};
 use super::report::{EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
-pub use findings::Finding;
 use findings::{clause_name, clause_title, Names};
+pub use findings::{Conserved, Finding};
 pub use initial::read_initial;
 
 /// The exit codes, for `model verify --help`.
@@ -138,8 +138,8 @@ pub struct Outcome {
 pub struct Mode<A: Application> {
     /// Interpreted or opaque states.
     pub states: States<A>,
-    /// The conserved amount of a state and of a message, for an application with one.
-    pub amount: Option<(fn(&A) -> i128, fn(&A::Msg) -> i128)>,
+    /// The conserved amount, for an application with one.
+    pub amount: Option<Conserved<A>>,
 }
 
 impl<A: Application> Mode<A> {
@@ -198,7 +198,8 @@ pub fn run(
                 Some(file) => read_initial(file, t)?,
                 None => top.tokens.iter().map(|&b| Balance(i64::from(b))).collect(),
             };
-            let amount: (fn(&Balance) -> i128, fn(&Amount) -> i128) = (|b| i128::from(b.0), |m| i128::from(m.0));
+            let amount: Conserved<Balance> =
+                Conserved { state: |b| i128::from(b.0), msg: |m: &Amount| i128::from(m.0) };
             verify_logs(t, initial, traces, &Mode { states: States::Interpreted, amount: Some(amount) })?
         }
         LogKind::None => {
@@ -210,7 +211,8 @@ pub fn run(
             verify_logs(t, initial, traces, &mode)?
         }
     };
-    let outcome = Outcome { app: app.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(), ..outcome };
+    let outcome =
+        Outcome { app: app.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(), ..outcome };
     to_stdout(|out| {
         if json {
             serde_json::to_writer(&mut *out, &outcome)?;
@@ -256,7 +258,8 @@ pub fn verify_logs<A: LogApp>(
     // Without an application, the replays (clauses c and d, logged states) have nothing to
     // recompute: the checker's transitions leave opaque states as they are.
     let judged = |v: &Violation| {
-        !(mode.opaque() && matches!(v.clause(), Clause::RecordedReachable | Clause::EndReachable | Clause::LoggedStates))
+        !(mode.opaque()
+            && matches!(v.clause(), Clause::RecordedReachable | Clause::EndReachable | Clause::LoggedStates))
     };
     let mut run = Capped::default();
     for b in fifo_breaks(topology, &logs.trace) {
@@ -349,13 +352,7 @@ pub fn verify_logs<A: LogApp>(
 }
 
 /// The overall verdict and exit code.
-fn conclude(
-    files: &[PathBuf],
-    events: usize,
-    damage: Capped,
-    snapshots: Vec<SnapshotVerdict>,
-    run: Capped,
-) -> Outcome {
+fn conclude(files: &[PathBuf], events: usize, damage: Capped, snapshots: Vec<SnapshotVerdict>, run: Capped) -> Outcome {
     let (more_damage, damage) = (damage.more, damage.listed);
     let failed: Vec<u32> = snapshots.iter().filter(|s| s.judged && !s.holds).map(|s| s.id).collect();
     let unjudged: Vec<u32> = snapshots.iter().filter(|s| !s.judged).map(|s| s.id).collect();
@@ -416,7 +413,11 @@ fn conclude(
 
 /// A replay's finding (clause c or d); when the recorded states are not what the transitions
 /// give and no single event is to blame, the records whose state differs.
-fn with_records<A: LogApp>(names: &Names<'_, A>, claim: &chandy_lamport::formats::jsonl::Claim<A>, v: &Violation) -> Finding {
+fn with_records<A: LogApp>(
+    names: &Names<'_, A>,
+    claim: &chandy_lamport::formats::jsonl::Claim<A>,
+    v: &Violation,
+) -> Finding {
     let mut finding = names.violation(claim, v);
     if let (Violation::RecordedUnreachable { event: None, .. }, Some(snapshot)) = (v, &claim.snapshot) {
         let replayed = states_at_records(names.topology, &names.logs.trace, &claim.records);
