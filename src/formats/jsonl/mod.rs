@@ -5,33 +5,35 @@
 //! # The format
 //!
 //! Each line is one JSON object: one event of one process. The logs of a run may come in any
-//! number of files — typically one per process — with no global order: the reader sorts each
-//! process's events by `seq` and rebuilds an order consistent with causality. Blank lines are
-//! skipped; every other line must be an event.
+//! number of files — typically one per process — with no global order: the reader puts each
+//! process's events in its own order and rebuilds an order consistent with causality. Blank
+//! lines are skipped; every other line must be an event.
 //!
 //! | field | on | value |
 //! |---|---|---|
 //! | `process` | every line | the process's name, as in the topology (`"P0"`) |
-//! | `seq` | every line | the event's number among its process's events: 0, 1, 2, … (a gap or a repeat is a bad log) |
+//! | `seq` | every line, or none of a process's | the event's number among its process's events: 0, 1, 2, … (a gap or a repeat is a bad log) |
+//! | `time` | any line; every line of a process without `seq` | when the event happened by its process's clock: a number, or an RFC 3339 timestamp (`"2026-12-02T10:00:00.25Z"`); without `seq` it orders the process's events, strictly (a tie is a bad log) |
 //! | `kind` | every line | `send`, `receive`, `loss`, `internal`, `record`, `marker-send` or `marker-receive` |
-//! | `channel` | `send`, `receive`, `loss`, `marker-send`, `marker-receive` | the one-way channel, spelled `"FROM->TO"` with the two names as in the topology and no spaces (`"P0->P1"`) |
+//! | `channel` | `send`, `receive`, `loss`, `marker-receive`; `marker-send` (optional) | the one-way channel, spelled `"FROM->TO"` with the two names as in the topology and no spaces (`"P0->P1"`); a `marker-send` without it is one on every outgoing channel |
 //! | `msg` | `send`, `receive`, `loss` | the message's id: a string, or a non-negative integer (the same id as the string of its digits); unique among the run's sends |
 //! | `payload` | `send` | the application message, as JSON (the bank's cart of 3 jars: `3`) |
 //! | `step` | `internal` | the internal step, as JSON (the bank's sale of 2 jars: `2`) |
-//! | `snapshot` | `record`, `marker-send`, `marker-receive` | the snapshot id, an integer |
+//! | `snapshot` | `record`; markers (optional) | the snapshot id, an integer. A `marker-send` without it belongs to the snapshot its process recorded last; a `marker-receive` without it to the snapshot of the marker sent k-th on its channel, when it is the k-th received there |
 //! | `initiated` | `record` | `true` when the process initiated the snapshot, `false` when a marker made it record |
 //! | `recorded` | `marker-receive` | the ids of the messages the process recorded for that channel, in the order it recorded them: the implementation's claim |
-//! | `state` | any line; required on `record` | the process's application state right after the event, as JSON (the bank's `{"jars": 7, "sold": 0}`); on a `record` line, the state recorded |
+//! | `state` | any line; on `record` required unless states are opaque ([`States`]) | the process's application state right after the event, as JSON (the bank's `{"jars": 7, "sold": 0}`); on a `record` line, the state recorded |
 //!
 //! A field a line's kind does not use is an error, as is an unknown field. Sends are logged by
 //! the sender, receipts by the receiver; a `loss` (a message stolen from its channel while in
 //! transit) is logged by the channel's receiving process. Every `marker-receive` closes that
 //! channel's record for its snapshot — the first marker a process receives for a snapshot makes
 //! it record and closes the marker's channel with an empty record — so every `marker-receive`
-//! carries `recorded` (`[]` for an empty record). A snapshot whose every process logged a
-//! `record` and whose every channel's record was closed is assembled from the logs: the
-//! recorded states of the `record` lines, and the `recorded` ids resolved to the messages sent
-//! with them.
+//! carries `recorded` (`[]` for an empty record). A non-initiator's `record` may be logged just
+//! before the `marker-receive` that caused it (with at most its `marker-send`s between) or just
+//! after: both read as the same run. A snapshot whose every process logged a `record` and whose
+//! every channel's record was closed is assembled from the logs: the recorded states of the
+//! `record` lines, and the `recorded` ids resolved to the messages sent with them.
 //!
 //! ```text
 //! {"process":"P0","seq":0,"kind":"send","channel":"P0->P1","msg":"m0.0","payload":3,"state":{"jars":97,"sold":0}}
@@ -46,24 +48,37 @@
 //! [`read_logs`] refuses, naming the file and the line: a line that is not JSON, or not an
 //! event (an unknown field or kind, a missing or misplaced field, a value of the wrong type);
 //! an unknown process or channel, or an event at the wrong end of its channel; a gap or repeat
-//! in a process's `seq`; two sends with one id; a receipt or loss of a message never sent (or
-//! sent on another channel, or received twice); a marker received more often than it was sent;
-//! a `recorded` id never sent; and logs that admit no causal order (a cycle: each process's next
-//! event waits for another's). The logged states are never taken as the truth: the trace checker
-//! recomputes every state by the application's transitions and reports a logged state they do
-//! not produce.
+//! in a process's `seq`, a tie in its `time`, a process with both; two sends with one id; a
+//! receipt or loss of a message sent on another channel, or received twice; and logs that admit
+//! no causal order (a cycle: each process's next event waits for another's).
 //!
-//! The order rebuilt is each process's `seq` order, a receipt or loss after its message's send,
+//! Damage is no refusal ([`Damage`]): a file whose last line ends unfinished (a process killed
+//! while writing), a process with no events, a receipt of a message or marker its sender's log
+//! never sends. The receiving process's events from the first such receipt on are cut off (and,
+//! in turn, those of every receipt of something sent in a part cut off), the run is what is
+//! left, and a snapshot incomplete in it whose missing part belongs to a damaged log is not
+//! judged ([`Claim::unjudged`]).
+//!
+//! Each snapshot's claims are checked by id ([`Claim::anomalies`]): every id of a `recorded`
+//! list must be a message its process received on that channel after it recorded and before
+//! that marker (the first marker of a snapshot, on which the process records, closes an empty
+//! record); a `record` with `"initiated": false` must follow a marker of its snapshot; nobody
+//! records twice or closes a record twice; and, with opaque states, a recorded state is the state
+//! its process logged last before it. The logged states are never taken as the truth: the
+//! trace checker recomputes every state by the application's transitions and reports a logged
+//! state they do not produce.
+//!
+//! The order rebuilt is each process's own order, a receipt or loss after its message's send,
 //! and the k-th receipt of a snapshot's marker on a channel after its k-th sending there (see
-//! [`Trace::merge`]). The messages get the ids this crate's drivers give them
-//! ([`MsgId::new`]: the sender and the send's number among its sends); [`Logs::names`] keeps the
-//! logs' own spelling.
+//! [`crate::check::Trace::merge`]). The messages get the ids this crate's drivers give them
+//! ([`crate::check::MsgId::new`]: the sender and the send's number among its sends);
+//! [`Logs::names`] keeps the logs' own spelling.
 //!
 //! # Writing
 //!
 //! [`write_logs`] writes a run of this crate's runtime or simulator as `DIR/<process>.jsonl`,
 //! one file per process, and its topology as `DIR/topology.top` (the `.top` format, with each
-//! process's tokens). Message ids are written as [`MsgId`] prints them (`"m0.5"`: P0's sixth
+//! process's tokens). Message ids are written as [`crate::check::MsgId`] prints them (`"m0.5"`: P0's sixth
 //! send). Each `record` line carries the state the snapshot assembled by the driver holds for
 //! that process, and the first `marker-receive` of each channel and snapshot the ids of that
 //! snapshot's record of the channel. For a snapshot the driver never assembled (open at

@@ -273,7 +273,7 @@ impl<A: Application> Copy for Conserved<A> {}
 
 /// The conserved total of a complete snapshot against the initial total less what was lost
 /// before the cut, for an application with one (`amount` of a state and of a message).
-pub(super) fn total<A: LogApp>(names: &Names<'_, A>, claim: &Claim<A>, amount: super::Conserved<A>) -> Option<Finding> {
+pub(super) fn total<A: LogApp>(names: &Names<'_, A>, claim: &Claim<A>, amount: Conserved<A>) -> Option<Finding> {
     let snapshot = claim.snapshot.as_ref()?;
     let trace: &Trace<A> = &names.logs.trace;
     let (state, msg) = (amount.state, amount.msg);
