@@ -30,7 +30,7 @@ const COMMANDS: &[(&str, usize)] = &[
     ("docs/src/scale-out.md", 6),
     ("docs/src/checkpoints.md", 6),
     ("docs/src/your-application.md", 4),
-    ("docs/src/checking-logs.md", 7),
+    ("docs/src/checking-logs.md", 12),
     ("docs/src/fault-variants.md", 5),
     ("docs/src/performance.md", 2),
     ("docs/src/cross-checks.md", 2),

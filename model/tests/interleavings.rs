@@ -3,8 +3,8 @@
 //! — every line of every process shuffled together and dealt into any number of files, each
 //! non-initiator's `record` moved just before the marker receipt that caused it, some processes
 //! ordered by `time` instead of `seq` — give the same verdicts and findings, line for line (each
-//! `FILE:LINE` read as the event logged there). At least 256 runs are compared (a variant that
-//! stops the simulator gives no logs: those cases are drawn again).
+//! `FILE:LINE` read as the event logged there). 320 runs are drawn so that at least 256 are
+//! compared: a variant that stops the simulator's run gives no logs.
 
 #[path = "../../tests/common/mod.rs"]
 #[allow(dead_code)]

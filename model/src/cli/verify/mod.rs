@@ -311,12 +311,19 @@ pub fn verify_logs<A: LogApp>(
                 causes.push(names.violation(claim, v));
             }
         }
-        if let Some(amount) = mode.amount {
-            causes.extend(findings::total(&names, claim, amount));
+        // A wrong total follows from any other finding; alone, it is the finding.
+        if let Some(total) = mode.amount.and_then(|amount| findings::total(&names, claim, amount)) {
+            match causes.is_empty() {
+                true => causes.push(total),
+                false => replays.insert(0, total),
+            }
         }
-        match causes.first_mut() {
-            Some(first) => first.consequences = replays,
-            None => causes = replays,
+        if causes.is_empty() && !replays.is_empty() {
+            // No finding of its own explains a failed replay: the first is the cause.
+            causes.push(replays.remove(0));
+        }
+        if let Some(first) = causes.first_mut() {
+            first.consequences = replays;
         }
         let mut findings = Capped::default();
         causes.into_iter().for_each(|f| findings.push(f));
