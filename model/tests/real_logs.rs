@@ -309,7 +309,10 @@ fn a_log_cut_short_mid_line_still_judges_the_snapshots_completed_before() {
     assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
     let json: Value = serde_json::from_slice(&o.stdout).unwrap();
     let damage = json["damage"][0]["message"].as_str().unwrap();
-    assert_eq!(damage, "the file ends mid-line (a line of P2): the line is not read");
+    assert_eq!(
+        damage,
+        format!("the file ends mid-line (a line of P2): the line is not read, and the last event read from it is at {}:{record3}", path.display())
+    );
     assert_eq!(json["damage"][0]["at"][0], format!("at {}:{}", path.display(), record3 + 1));
     let snapshots = json["snapshots"].as_array().unwrap();
     assert_eq!(snapshots.len(), 5);

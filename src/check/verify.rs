@@ -327,8 +327,31 @@ pub fn check<A: Application>(
     snapshot: &GlobalSnapshot<A>,
 ) -> Result<Report<A>, CheckError> {
     judgeable(topology, trace, snapshot)?;
-    Checker::new(topology, trace, snapshot, None).run()
+    Checker::new(topology, trace, snapshot, None, &Debugged).run()
 }
+
+/// How the checker prints an application's states, messages and steps in what it reports:
+/// `Debug` by default ([`Debugged`]); the log checker prints them as the logs spell them.
+pub trait Show<A: Application> {
+    /// A state.
+    fn state(&self, state: &A) -> String {
+        format!("{state:?}")
+    }
+    /// A message.
+    fn msg(&self, msg: &A::Msg) -> String {
+        format!("{msg:?}")
+    }
+    /// An internal step.
+    fn step(&self, step: &A::Step) -> String {
+        format!("{step:?}")
+    }
+}
+
+/// States, messages and steps printed with `Debug`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Debugged;
+
+impl<A: Application> Show<A> for Debugged {}
 
 /// A valid trace, and a snapshot with one state per process and one record per channel.
 fn judgeable<A: Application>(
@@ -351,12 +374,14 @@ fn judgeable<A: Application>(
 
 /// [`check`], with each channel record also given as the ids of the messages it claims (what
 /// logs carry): clause (b) then compares the records with the in-flight messages by id, not by
-/// content, so that two carts of equal size are not mistaken for each other.
+/// content, so that two carts of equal size are not mistaken for each other. States, messages
+/// and steps are printed with `show`.
 pub fn check_ids<A: Application>(
     topology: &Topology,
     trace: &Trace<A>,
     snapshot: &GlobalSnapshot<A>,
     ids: &[Vec<MsgId>],
+    show: &dyn Show<A>,
 ) -> Result<Report<A>, CheckError> {
     if ids.len() != topology.channels().len() {
         return Err(CheckError::Shape {
@@ -368,7 +393,7 @@ pub fn check_ids<A: Application>(
         });
     }
     judgeable(topology, trace, snapshot)?;
-    Checker::new(topology, trace, snapshot, Some(ids)).run()
+    Checker::new(topology, trace, snapshot, Some(ids), show).run()
 }
 
 struct SendInfo<'t, M> {
@@ -388,6 +413,7 @@ struct Checker<'t, A: Application> {
     violations: Vec<Violation>,
     /// The ids each channel record claims, when known: (b) compares by id.
     ids: Option<&'t [Vec<MsgId>]>,
+    show: &'t dyn Show<A>,
 }
 
 /// Channel contents during a replay.
@@ -399,6 +425,7 @@ impl<'t, A: Application> Checker<'t, A> {
         trace: &'t Trace<A>,
         snapshot: &'t GlobalSnapshot<A>,
         ids: Option<&'t [Vec<MsgId>]>,
+        show: &'t dyn Show<A>,
     ) -> Self {
         let mut record = vec![None; topology.len()];
         let mut index = Vec::with_capacity(trace.events.len());
@@ -417,7 +444,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 _ => {}
             }
         }
-        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new(), ids }
+        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new(), ids, show }
     }
 
     fn at(&self, position: usize) -> EventRef {
@@ -585,7 +612,7 @@ impl<'t, A: Application> Checker<'t, A> {
             let violation = if let Some((msg, position)) = missing {
                 Violation::MissingMessage { snapshot: id, channel, msg, send: self.at(position) }
             } else if let Some(index) = unmatched.iter().position(Option::is_some) {
-                let message = format!("{:?}", recorded[index]);
+                let message = self.show.msg(&recorded[index]);
                 let receiver = self.topology.channel(channel).to;
                 let received = self.trace.events.iter().enumerate().find_map(|(position, e)| match e.kind {
                     EventKind::Receive { channel: ch, id: m }
@@ -608,6 +635,14 @@ impl<'t, A: Application> Checker<'t, A> {
             };
             self.violations.push(violation);
         }
+    }
+
+    /// Messages, printed with [`Show`] and joined.
+    fn show_all<'m>(&self, msgs: impl IntoIterator<Item = &'m A::Msg>) -> String
+    where
+        A::Msg: 'm,
+    {
+        msgs.into_iter().map(|m| self.show.msg(m)).collect::<Vec<_>>().join(", ")
     }
 
     fn describe_channel(&self, c: ChannelId) -> String {
@@ -675,7 +710,7 @@ impl<'t, A: Application> Checker<'t, A> {
         match &e.kind {
             EventKind::Send { channel, msg, .. } => {
                 let to = self.topology.channel(*channel).to;
-                states[p.index()].on_send(to, msg).map_err(|r| refused(format!("send {msg:?}"), r))
+                states[p.index()].on_send(to, msg).map_err(|r| refused(format!("send {}", self.show.msg(msg)), r))
             }
             EventKind::Receive { channel, id } => {
                 let from = self.topology.channel(*channel).from;
@@ -687,9 +722,9 @@ impl<'t, A: Application> Checker<'t, A> {
                     None => Err(format!("receipt of {id}, which was never sent")),
                 }
             }
-            EventKind::Internal { step } => {
-                states[p.index()].on_internal(step).map_err(|r| refused(format!("take step {step:?}"), r))
-            }
+            EventKind::Internal { step } => states[p.index()]
+                .on_internal(step)
+                .map_err(|r| refused(format!("take step {}", self.show.step(step)), r)),
             EventKind::Lost { .. }
             | EventKind::Record { .. }
             | EventKind::MarkerSend { .. }
@@ -714,8 +749,10 @@ impl<'t, A: Application> Checker<'t, A> {
             let Some(logged) = e.state.as_ref() else { continue };
             if !matches!(e.kind, EventKind::Lost { .. }) && logged != replayed {
                 let reason = format!(
-                    "{} logged state {logged:?}, but its transitions from the initial state give {replayed:?}",
+                    "{} logged state {}, but its transitions from the initial state give {}",
                     self.topology.name(e.process),
+                    self.show.state(logged),
+                    self.show.state(replayed),
                 );
                 self.violations.push(Violation::LoggedState {
                     snapshot: self.snapshot.id,
@@ -798,16 +835,20 @@ impl<'t, A: Application> Checker<'t, A> {
                 let name = self.topology.name(ProcessId(p as u16));
                 failure = Some((
                     None,
-                    format!("{name} recorded {:?} but its state at the cut is {:?}", recorded.processes[p], states[p]),
+                    format!(
+                        "{name} recorded {} but its state at the cut is {}",
+                        self.show.state(&recorded.processes[p]),
+                        self.show.state(&states[p])
+                    ),
                 ));
             } else if let Some(c) = (0..channels.len()).find(|&c| channels[c] != recorded.channels[c]) {
                 failure = Some((
                     None,
                     format!(
-                        "channel {} recorded {:?} but holds {:?} at the cut",
+                        "channel {} recorded [{}] but holds [{}] at the cut",
                         self.describe_channel(ChannelId(c as u32)),
-                        recorded.channels[c],
-                        channels[c]
+                        self.show_all(&recorded.channels[c]),
+                        self.show_all(&channels[c])
                     ),
                 ));
             }
@@ -840,7 +881,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 continue;
             }
             let content = |id: MsgId| self.sends[&id].msg.clone();
-            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, |m| format!("{m:?}"), true) {
+            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, |m| self.show.msg(m), true) {
                 failure = Some((Some(position), reason));
                 break;
             }
@@ -848,15 +889,22 @@ impl<'t, A: Application> Checker<'t, A> {
         if failure.is_none() {
             if let Some(p) = (0..states.len()).find(|&p| states[p] != end.processes[p]) {
                 let name = self.topology.name(ProcessId(p as u16));
-                failure = Some((None, format!("{name} ends in {:?} instead of {:?}", states[p], end.processes[p])));
+                failure = Some((
+                    None,
+                    format!(
+                        "{name} ends in {} instead of {}",
+                        self.show.state(&states[p]),
+                        self.show.state(&end.processes[p])
+                    ),
+                ));
             } else if let Some(c) = (0..queues.len()).find(|&c| !queues[c].iter().eq(end.channels[c].iter())) {
                 failure = Some((
                     None,
                     format!(
-                        "channel {} ends holding {:?} instead of {:?}",
+                        "channel {} ends holding [{}] instead of [{}]",
                         self.describe_channel(ChannelId(c as u32)),
-                        queues[c],
-                        end.channels[c]
+                        self.show_all(&queues[c]),
+                        self.show_all(&end.channels[c])
                     ),
                 ));
             }

@@ -168,6 +168,7 @@ pub fn parse_logs<A: LogApp>(
     for (file, text) in texts {
         let count = text.lines().count();
         let mut last_of: Vec<Option<usize>> = vec![None; topology.len()];
+        let mut last_read: Option<usize> = None;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -175,6 +176,7 @@ pub fn parse_logs<A: LogApp>(
             let at = Location { file: file.clone(), line: i + 1 };
             match resolver.parse::<A>(line, at.clone(), states) {
                 Ok(parsed) => {
+                    last_read = Some(i + 1);
                     let p = parsed.process.index();
                     last_of[p] = Some(by_process[p].len());
                     by_process[p].push(parsed);
@@ -182,10 +184,14 @@ pub fn parse_logs<A: LogApp>(
                 Err(e) if i + 1 == count && !text.ends_with('\n') && matches!(*e.problem, LogProblem::Malformed(_)) => {
                     let process = process_named_in(line, &resolver);
                     let named = process.map(|p| format!(" (a line of {})", topology.name(p))).unwrap_or_default();
+                    let last = match last_read {
+                        Some(l) => format!("the last event read from it is at {file}:{l}"),
+                        None => "no event was read from it".to_string(),
+                    };
                     damage.push(Damage {
                         process,
                         at: Some(at),
-                        message: format!("the file ends mid-line{named}: the line is not read"),
+                        message: format!("the file ends mid-line{named}: the line is not read, and {last}"),
                     });
                     // The process the line names, or else the processes whose lines this file
                     // holds, may have done more than was logged.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Trace, Violation};
+use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
 use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
 use chandy_lamport::{Application, ChannelId, ProcessId, Topology};
 
@@ -50,6 +50,21 @@ pub(super) fn clause_title(clause: &str) -> &'static str {
         "total" => "the recorded total is the initial total",
         "damage" => "damaged logs",
         _ => "the logs' claims",
+    }
+}
+
+/// States, messages and steps as the logs spell them: JSON.
+pub(super) struct AsJson;
+
+impl<A: LogApp> Show<A> for AsJson {
+    fn state(&self, state: &A) -> String {
+        serde_json::to_string(state).unwrap_or_else(|_| format!("{state:?}"))
+    }
+    fn msg(&self, msg: &A::Msg) -> String {
+        serde_json::to_string(msg).unwrap_or_else(|_| format!("{msg:?}"))
+    }
+    fn step(&self, step: &A::Step) -> String {
+        serde_json::to_string(step).unwrap_or_else(|_| format!("{step:?}"))
     }
 }
 

@@ -19,7 +19,7 @@ use chandy_lamport::apps::json::{Amount, Balance, Json, Opaque};
 use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
-use chandy_lamport::check::{check, check_ids, fifo_breaks, unterminated, Clause, Violation};
+use chandy_lamport::check::{check_ids, fifo_breaks, unterminated, Clause, Violation};
 use chandy_lamport::check::{EventKind, MsgId, Trace};
 use chandy_lamport::formats::jsonl::{read_logs, LogApp, LogId, Logs, States};
 use chandy_lamport::formats::top::TopFile;
@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use super::output::{note, to_stdout};
 use super::report::{EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
-use findings::{clause_name, clause_title, Names};
+use findings::{clause_name, clause_title, AsJson, Names};
 pub use findings::{Conserved, Finding};
 pub use initial::read_initial;
 
@@ -288,7 +288,7 @@ pub fn verify_logs<A: LogApp>(
                     .iter()
                     .map(|ids| ids.iter().filter_map(|id| by_name.get(id).copied()).collect())
                     .collect();
-                check_ids(topology, &logs.trace, snapshot, &ids)
+                check_ids(topology, &logs.trace, snapshot, &ids, &AsJson)
                     .with_context(|| format!("snapshot {} cannot be checked", claim.id))?
                     .violations
             }
@@ -348,7 +348,8 @@ pub fn verify_logs<A: LogApp>(
                 channels: vec![Vec::new(); topology.channels().len()],
             },
         };
-        let report = check(topology, &logs.trace, &probe).context("the logs cannot be checked")?;
+        let none = vec![Vec::new(); topology.channels().len()];
+        let report = check_ids(topology, &logs.trace, &probe, &none, &AsJson).context("the logs cannot be checked")?;
         for v in report.violations.iter().filter(|v| v.clause() == Clause::LoggedStates) {
             logged(v, &mut run);
         }
