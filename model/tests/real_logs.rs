@@ -60,7 +60,7 @@ fn balance_takes_integer_states_and_a_zero_payload() {
     let (o, _) = verify_two("balance-as-bank", A, B, &[]);
     assert_eq!(exit(&o), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("A.jsonl:1: not an event: invalid type: integer `7`, expected struct Bank"),
+        stderr(&o).contains("A.jsonl:1: not an event: `state`: invalid type: integer `7`, expected struct Bank"),
         "{}",
         stderr(&o)
     );

@@ -17,6 +17,12 @@ pub enum LogProblem {
     /// The file could not be read.
     #[error("cannot read: {0}")]
     Io(String),
+    /// A log file given twice (the first spelling).
+    #[error("the same file is given twice (also as {0}): its events would be read twice")]
+    GivenTwice(String),
+    /// A line that is not UTF-8 text.
+    #[error("not UTF-8 text: JSON lines are UTF-8")]
+    NotUtf8,
     /// Not JSON.
     #[error("malformed JSON: {0}")]
     Malformed(String),

@@ -60,11 +60,27 @@ impl<'t> Resolver<'t> {
 
     fn parse<A: LogApp>(&self, text: &str, at: Location, states: &States<A>) -> Result<Parsed<A>, LogError> {
         let err = |problem| LogError::at(&at, problem);
-        let line: Line<A::Msg, A::Step, A> = serde_json::from_str(text).map_err(|e| {
+        let mut json = serde_json::Deserializer::from_str(text);
+        let line: Line<A::Msg, A::Step, A> = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+            let path = e.path().to_string();
+            let e = e.into_inner();
             let message = json_message(&e);
-            err(match e.classify() {
-                serde_json::error::Category::Data => LogProblem::BadValue(message),
-                _ => LogProblem::Malformed(message),
+            // Valid JSON that is not an event is a bad value, wherever serde stopped.
+            let valid = serde_json::from_str::<serde_json::Value>(text);
+            err(match valid {
+                Ok(serde_json::Value::Object(_)) if path != "." => LogProblem::BadValue(format!("`{path}`: {message}")),
+                Ok(serde_json::Value::Object(_)) => LogProblem::BadValue(message),
+                Ok(other) => LogProblem::BadValue(format!(
+                    "a line is one JSON object (an event), not {}",
+                    match other {
+                        serde_json::Value::Array(_) => "an array",
+                        serde_json::Value::String(_) => "a string",
+                        serde_json::Value::Number(_) => "a number",
+                        serde_json::Value::Bool(_) => "a boolean",
+                        _ => "null",
+                    }
+                )),
+                Err(_) => LogProblem::Malformed(message),
             })
         })?;
         let kind = line.kind;
@@ -138,10 +154,22 @@ pub fn read_logs<A: LogApp>(
     states: &States<A>,
 ) -> Result<Logs<A>, LogError> {
     let mut texts = Vec::with_capacity(files.len());
+    let mut given: HashMap<PathBuf, String> = HashMap::new();
     for path in files {
         let file = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| LogError::new(file.clone(), 0, LogProblem::Io(e.to_string())))?;
+        let io = |e: std::io::Error| LogError::new(file.clone(), 0, LogProblem::Io(e.to_string()));
+        // The same file twice would read every event twice.
+        if let Ok(canonical) = std::fs::canonicalize(path) {
+            if let Some(first) = given.insert(canonical, file.clone()) {
+                return Err(LogError::new(file, 0, LogProblem::GivenTwice(first)));
+            }
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let valid = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+            LogError::new(file.clone(), line, LogProblem::NotUtf8)
+        })?;
         texts.push((file, text));
     }
     parse_logs(topology, initial, &texts, states)
@@ -166,6 +194,8 @@ pub fn parse_logs<A: LogApp>(
     // the process was stopped while writing it.
     let mut by_process: Vec<Vec<Parsed<A>>> = (0..topology.len()).map(|_| Vec::new()).collect();
     for (file, text) in texts {
+        // A byte-order mark is how some writers begin UTF-8 text, not part of the first line.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let count = text.lines().count();
         let mut last_of: Vec<Option<usize>> = vec![None; topology.len()];
         let mut last_read: Option<usize> = None;

@@ -278,3 +278,44 @@ fn written_lines_read_back_to_the_same_run() {
     assert_eq!(again.trace, logs.trace);
     assert_eq!(again.claims[0].snapshot, logs.claims[0].snapshot);
 }
+
+#[test]
+fn values_are_named_by_their_field_and_a_line_is_an_object() {
+    let bad = |line: &str| problem(&[("a.jsonl", &format!("{P0}{line}\n")), ("b.jsonl", P1)]);
+    let (_, line, p) = bad(r#"{"process":"P0","seq":1180591620717411303424,"kind":"internal","step":1}"#);
+    assert_eq!(line, 7);
+    assert!(p.to_string().starts_with("not an event: `seq`: invalid type: floating point"), "{p}");
+    let (_, _, p) = bad(r#"{"process":"P0","seq":5,"kind":"internal","step":"two"}"#);
+    assert!(p.to_string().starts_with("not an event: `step`: invalid type: string \"two\", expected"), "{p}");
+    assert_eq!(bad(r#"[1, 2]"#).2, LogProblem::BadValue("a line is one JSON object (an event), not an array".into()));
+    assert!(matches!(bad(r#"{"process": "P0", "seq": 5,"#).2, LogProblem::Malformed(_)));
+}
+
+#[test]
+fn a_byte_order_mark_is_no_part_of_the_first_line() {
+    let logs = read(&[("a.jsonl", &format!("\u{feff}{P0}")), ("b.jsonl", P1)]).unwrap();
+    assert_eq!(logs.trace.events.len(), 9);
+}
+
+#[test]
+fn files_given_twice_and_text_that_is_not_utf8_are_refused() {
+    let dir = std::env::temp_dir().join(format!("jsonl-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    std::fs::write(&a, P0).unwrap();
+    let mut bytes = P1.as_bytes().to_vec();
+    bytes.extend(b"{\"process\":\"P1\",\"seq\":4,\"kind\":\"internal\",\"step\":\xff}\n");
+    std::fs::write(&b, bytes).unwrap();
+    let read = |files: &[std::path::PathBuf]| {
+        read_logs(&topology(), vec![Bank::new(10), Bank::new(10)], files, &States::Interpreted).unwrap_err()
+    };
+    let e = read(&[a.clone(), b.clone()]);
+    assert_eq!((e.file, e.line, *e.problem), (b.display().to_string(), 5, LogProblem::NotUtf8));
+    let again = dir.join(".").join("a.jsonl");
+    let e = read(&[a.clone(), again.clone()]);
+    assert_eq!(
+        (e.file, e.line, *e.problem),
+        (again.display().to_string(), 0, LogProblem::GivenTwice(a.display().to_string()))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
