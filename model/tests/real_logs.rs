@@ -373,3 +373,28 @@ fn the_python_example_verifies_with_balance_and_none_and_its_bug_is_caught() {
         }
     }
 }
+
+#[test]
+fn balance_totals_count_what_was_lost_before_the_cut() {
+    // m1 (3) is lost before the cut, m2 (2) after it: the recorded total is 20 - 3.
+    let a = r#"{"process":"A","seq":0,"kind":"send","channel":"A->B","msg":"m1","payload":3,"state":7}
+{"process":"A","seq":1,"kind":"record","snapshot":0,"initiated":true,"state":7}
+{"process":"A","seq":2,"kind":"marker-send","snapshot":0,"channel":"A->B"}
+{"process":"A","seq":3,"kind":"send","channel":"A->B","msg":"m2","payload":2,"state":5}
+{"process":"A","seq":4,"kind":"marker-receive","snapshot":0,"channel":"B->A","recorded":[]}
+"#;
+    let b = r#"{"process":"B","seq":0,"kind":"loss","channel":"A->B","msg":"m1"}
+{"process":"B","seq":1,"kind":"marker-receive","snapshot":0,"channel":"A->B","recorded":[]}
+{"process":"B","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"B","seq":3,"kind":"marker-send","snapshot":0,"channel":"B->A"}
+{"process":"B","seq":4,"kind":"loss","channel":"A->B","msg":"m2"}
+"#;
+    let (o, _) = verify_two("lost", a, b, &["--app", "balance"]);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    // Had A recorded 8, the total would be 18: one too many.
+    let a8 = a.replace(r#""initiated":true,"state":7"#, r#""initiated":true,"state":8"#);
+    let (o, _) = verify_two("lost-wrong", &a8, b, &["--app", "balance"]);
+    let out = stdout(&o);
+    assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("the snapshot records a total of 18 (states 18, channel records 0); the initial total is 20, less 3 lost before the cut, so it should be 17"), "{out}");
+}

@@ -305,11 +305,9 @@ pub(super) fn total<A: LogApp>(names: &Names<'_, A>, claim: &Claim<A>, amount: C
             }
             EventKind::Lost { id, .. } => {
                 let Some(&(sent, m)) = sends.get(id) else { continue };
-                if claim.records.get(e.process.index()).is_some() {
-                    let sender = trace.events[sent].process;
-                    if claim.records[sender.index()].is_some_and(|r| sent < r) {
-                        lost += msg(m);
-                    }
+                let sender = trace.events[sent].process;
+                if claim.records.get(sender.index()).copied().flatten().is_some_and(|r| sent < r) {
+                    lost += msg(m);
                 }
             }
             _ => {}
