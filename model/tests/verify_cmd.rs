@@ -286,7 +286,18 @@ fn an_unfinished_snapshot_and_a_wrong_logged_state_exit_1() {
     let out = stdout(&o);
     assert_eq!(exit(&o), Some(1), "{out}{}", stderr(&o));
     assert!(out.contains("snapshot 0: VIOLATED\n  - (e) snapshot terminates: B never recorded its state\n"), "{out}");
-    assert!(out.contains("the record of A->B was never closed: B received no marker of snapshot 0 on it"), "{out}");
+    assert!(
+        out.contains(&format!("B never recorded its state\n      B's last event at {}:1\n", p("B.jsonl"))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "the record of A->B was never closed: B received no marker of snapshot 0 on it\n      its marker sent at {}:3\n",
+            p("A.jsonl")
+        )),
+        "{out}"
+    );
+    assert!(out.contains("the record of B->A was never closed: A received no marker of snapshot 0 on it\n      B sent no marker of snapshot 0 on it\n"), "{out}");
     assert!(out.contains("run: INCONSISTENT\n  - logged states: A logged state {\"jars\":4,\"sold\":0}, but its transitions from the initial state give {\"jars\":3,\"sold\":0}"), "{out}");
     assert!(out.contains(&format!("event at {}:1", p("A.jsonl"))), "{out}");
     assert!(out.ends_with("verdict: the snapshot violates the theorem (snapshot 0); the run is inconsistent: a logged state is not what the transitions produce\n"), "{out}");

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
 use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
-use chandy_lamport::{Application, ChannelId, ProcessId, Topology};
+use chandy_lamport::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 use serde::Serialize;
 
@@ -72,6 +72,24 @@ impl<A: LogApp> Show<A> for AsJson {
 pub(super) struct Names<'a, A: Application> {
     pub(super) topology: &'a Topology,
     pub(super) logs: &'a Logs<A>,
+    /// Each process's last event in the run.
+    last: Vec<Option<usize>>,
+    /// The first sending of each snapshot's marker on each channel.
+    markers: HashMap<(SnapshotId, ChannelId), usize>,
+}
+
+impl<'a, A: LogApp> Names<'a, A> {
+    pub(super) fn new(topology: &'a Topology, logs: &'a Logs<A>) -> Self {
+        let mut last = vec![None; topology.len()];
+        let mut markers = HashMap::new();
+        for (position, e) in logs.trace.events.iter().enumerate() {
+            last[e.process.index()] = Some(position);
+            if let EventKind::MarkerSend { snapshot, channel } = e.kind {
+                markers.entry((snapshot, channel)).or_insert(position);
+            }
+        }
+        Names { topology, logs, last, markers }
+    }
 }
 
 impl<A: LogApp> Names<'_, A> {
@@ -157,9 +175,21 @@ impl<A: LogApp> Names<'_, A> {
     pub(super) fn violation(&self, claim: &Claim<A>, v: &Violation) -> Finding {
         let mut at: Vec<String> = Vec::new();
         let message = match v {
-            Violation::NotRecorded { process, .. } => format!("{} never recorded its state", self.process(*process)),
+            Violation::NotRecorded { process, .. } => {
+                let name = self.process(*process);
+                match self.last.get(process.index()).copied().flatten() {
+                    Some(position) => at.push(self.at(&format!("{name}'s last event"), position)),
+                    None => at.push(format!("{name} has no event in the run")),
+                }
+                format!("{name} never recorded its state")
+            }
             Violation::NotClosed { channel, .. } => {
                 let receiver = self.process(self.topology.channel(*channel).to);
+                let sender = self.process(self.topology.channel(*channel).from);
+                match self.markers.get(&(claim.id, *channel)) {
+                    Some(&position) => at.push(self.at("its marker sent", position)),
+                    None => at.push(format!("{sender} sent no marker of snapshot {} on it", claim.id)),
+                }
                 format!(
                     "the record of {} was never closed: {receiver} received no marker of snapshot {} on it",
                     self.channel(*channel),

@@ -254,7 +254,7 @@ pub fn verify_logs<A: LogApp>(
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         anyhow::bail!("{}: no event in the logs: there is no run to verify", names.join(", "));
     }
-    let names = Names { topology, logs: &logs };
+    let names = Names::new(topology, &logs);
     // Without an application, the replays (clauses c and d, logged states) have nothing to
     // recompute: the checker's transitions leave opaque states as they are.
     let judged = |v: &Violation| {
