@@ -389,3 +389,42 @@ fn damage_is_capped_with_a_count_of_the_rest() {
     assert_eq!((json["snapshots"][0]["judged"].as_bool(), json["exit_code"].as_u64()), (Some(false), Some(3)));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 22's misleading messages: each now names the file, the line and what is wrong.
+#[test]
+fn hostile_logs_are_refused_with_messages_that_name_the_field_and_line() {
+    let dir = temp_dir("hostile");
+    std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    let good = r#"{"process":"A","seq":0,"kind":"send","channel":"A->B","msg":1,"payload":2}"#;
+    let refused = |bytes: &[u8], app: &str, expected: &str| {
+        std::fs::write(dir.join("A.jsonl"), bytes).unwrap();
+        let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), "--app", app]);
+        assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
+        let expected = format!("{}:{expected}", p("A.jsonl"));
+        assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
+    };
+    refused(
+        br#"{"process":"A","seq":1180591620717411303424,"kind":"internal","step":1}"#,
+        "bank",
+        "1: not an event: `seq`: invalid type: floating point",
+    );
+    refused(b"[1, 2]\n", "bank", "1: not an event: a line is one JSON object (an event), not an array");
+    let mut bytes = format!("{good}\n{good}").into_bytes();
+    bytes.extend(b"\xff\n");
+    refused(&bytes, "bank", "2: not UTF-8 text");
+    refused(
+        br#"{"process":"A","seq":0,"kind":"send","channel":"A->B","msg":1,"payload":{"Cart":{"to":"x"}}}"#,
+        "orders",
+        "1: not an event: `payload.Cart.to`: invalid type: string \"x\", expected u8",
+    );
+    // A byte-order mark is read past; the same file twice is refused.
+    std::fs::write(dir.join("A.jsonl"), format!("\u{feff}{good}\n")).unwrap();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl")]);
+    assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("A.jsonl")]);
+    assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let twice = format!("{a}: the same file is given twice (also as {a})", a = p("A.jsonl"));
+    assert!(stderr(&o).contains(&twice), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
