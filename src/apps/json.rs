@@ -132,6 +132,7 @@ mod tests {
             h.finish()
         };
         assert_eq!(hash(&a), hash(&b));
+        assert_ne!(hash(&a), hash(&Opaque(Json(serde_json::json!({"x": [1, 3], "y": null})))));
         assert_ne!(a, serde_json::from_str::<Opaque>("3").unwrap());
         assert_eq!(Json(serde_json::json!([1])).to_string(), "[1]");
     }

@@ -319,3 +319,100 @@ fn files_given_twice_and_text_that_is_not_utf8_are_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn damage_is_cut_off_and_the_snapshots_it_touches_are_not_judged() {
+    // P0's log cut mid-line after its record: P1's receipt of P0's later cart dangles.
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"send","chan"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"late"}
+{"process":"P1","seq":4,"kind":"internal","step":1,"state":{"jars":9,"sold":1}}
+{"process":"P1","seq":5,"kind":"record","snapshot":1,"initiated":true,"state":{"jars":9,"sold":1}}
+"#;
+    let logs = read(&[("a.jsonl", p0), ("b.jsonl", p1)]).unwrap();
+    let messages: Vec<String> = logs.damage.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(
+        messages,
+        [
+            "the file ends mid-line (a line of P0): the line is not read, and the last event read from it is at a.jsonl:2",
+            "P1 receives message \"late\" on P0->P1 that P0's log never sends: P0's log is incomplete (it ends at a.jsonl:2), and P1's events from here on are not judged",
+        ]
+    );
+    assert_eq!(logs.damage[1].process, Some(ProcessId(0)));
+    assert_eq!(logs.damaged, [true, true]);
+    assert_eq!(logs.kept, [(2, 2), (6, 3)]);
+    assert_eq!(logs.trace.events.len(), 5);
+    // Snapshot 0 is not judged: P0 never closes P1->P0 in what was read, and both ends' logs
+    // are damaged; snapshot 1 appears only in what was cut off.
+    assert_eq!(logs.claims.len(), 2);
+    assert!(
+        logs.claims[0].unjudged.as_ref().unwrap().contains("the damaged logs of P0, P1 did not hold"),
+        "{:?}",
+        logs.claims[0].unjudged
+    );
+    assert!(logs.claims[1].unjudged.as_ref().unwrap().contains("P0, P1"), "{:?}", logs.claims[1].unjudged);
+    // Whole files: a process with no events is damage too.
+    let logs = read(&[("a.jsonl", "")]).unwrap();
+    assert!(logs.damage.is_empty(), "no events at all is no run (the caller refuses it)");
+    let logs = read(&[("b.jsonl", "{\"process\":\"P1\",\"seq\":0,\"kind\":\"internal\",\"step\":1}\n")]).unwrap();
+    assert_eq!(logs.damage[0].message, "P0 has no events in the logs: its log is missing or empty");
+    assert_eq!(logs.damaged, [true, false]);
+}
+
+#[test]
+fn time_orders_a_process_without_seq_and_markers_may_leave_out_channel_and_snapshot() {
+    let untimed = |text: &str, times: &[&str]| -> String {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .zip(times)
+            .map(|(l, t)| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("seq");
+                v["time"] = serde_json::from_str(t).unwrap();
+                format!("{v}\n")
+            })
+            .collect()
+    };
+    let whole = read(&[("a.jsonl", P0), ("b.jsonl", P1)]).unwrap();
+    // P0 by RFC 3339 times (two time zones), P1 by numbers, written backwards.
+    let p0 = untimed(
+        &P0.replace(r#","channel":"P0->P1"}"#, "}"),
+        &[
+            r#""2026-12-02T10:00:00Z""#,
+            r#""2026-12-02T11:00:01+01:00""#,
+            "\"2026-12-02T10:00:02Z\"",
+            "\"2026-12-02T10:00:02.5Z\"",
+            "\"2026-12-02T10:00:03Z\"",
+        ],
+    );
+    let p1 = untimed(
+        &P1.replace(r#""kind":"marker-receive","snapshot":0,"#, r#""kind":"marker-receive","#),
+        &["2", "1", "3", "4.5"],
+    );
+    let timed = read(&[("a.jsonl", &p0), ("b.jsonl", &p1)]).unwrap();
+    assert_eq!(timed.trace, whole.trace);
+    assert_eq!(timed.claims[0].snapshot, whole.claims[0].snapshot);
+    let problem = |p1: &str| *read(&[("a.jsonl", &p0), ("b.jsonl", p1)]).unwrap_err().problem;
+    assert_eq!(
+        problem(&p1.replace("\"time\":4.5", "\"time\":3")),
+        LogProblem::TimeTie {
+            process: "P1".into(),
+            time: "3".into(),
+            other: Location { file: "b.jsonl".into(), line: 3 }
+        }
+    );
+    assert!(matches!(
+        problem(&p1.replace("\"time\":4.5", "\"time\":\"2026-12-02T10:00:00Z\"")),
+        LogProblem::MixedTimes { .. }
+    ));
+    assert!(matches!(problem(&p1.replace("\"time\":4.5", "\"time\":true")), LogProblem::BadTime(_)));
+    assert!(matches!(problem(&p1.replace("\"time\":4.5", "\"seq\":3")), LogProblem::MixedOrder { .. }));
+    assert_eq!(problem(&p1.replace(",\"time\":4.5", "")), LogProblem::NoOrder);
+    // A marker-send without snapshot before any record cannot be placed.
+    let early = r#"{"process":"P0","seq":0,"kind":"marker-send"}"#;
+    assert!(matches!(*read(&[("a.jsonl", early)]).unwrap_err().problem, LogProblem::MarkerSnapshot(_)));
+}
