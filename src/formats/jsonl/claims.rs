@@ -76,7 +76,7 @@ impl<A: LogApp> Context<'_, A> {
                             });
                         } else {
                             claim.records[q] = Some(position);
-                            if !initiated && !marked[q].contains(&snapshot) {
+                            if !initiated && !marked[q].contains(&snapshot) && !self.cause_follows(q, index, snapshot) {
                                 claim.anomalies.push(Anomaly {
                                     message: format!(
                                         "{name} records for snapshot {snapshot} as caused by a marker (\"initiated\": false), but no marker of snapshot {snapshot} reached it before"
@@ -128,6 +128,15 @@ impl<A: LogApp> Context<'_, A> {
             self.assemble(claim, &records);
         }
         claims.into_values().collect()
+    }
+
+    /// Whether the record at `index` of process `q` is logged just before a marker receipt
+    /// that may be its cause but whose snapshot could not be told (its sender's log is damaged).
+    fn cause_follows(&self, q: usize, index: usize, snapshot: SnapshotId) -> bool {
+        self.by_process[q][index + 1..]
+            .iter()
+            .find(|e| !matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot))
+            .is_some_and(|e| matches!(e.body, Body::MarkerReceive { snapshot: None, .. }))
     }
 
     /// With opaque states, a recorded state must be the state its process logged last before

@@ -416,3 +416,18 @@ fn time_orders_a_process_without_seq_and_markers_may_leave_out_channel_and_snaps
     let early = r#"{"process":"P0","seq":0,"kind":"marker-send"}"#;
     assert!(matches!(*read(&[("a.jsonl", early)]).unwrap_err().problem, LogProblem::MarkerSnapshot(_)));
 }
+
+#[test]
+fn a_record_before_a_marker_whose_snapshot_damage_hides_is_no_claim() {
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P0","seq":1,"kind":"marker-se"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":1,"kind":"marker-receive","channel":"P0->P1","recorded":[]}
+"#;
+    let logs = read(&[("a.jsonl", p0), ("b.jsonl", p1)]).unwrap();
+    assert_eq!(logs.damage.len(), 2, "{:?}", logs.damage);
+    assert!(logs.damage[1].message.starts_with("P1 receives a marker on P0->P1 that P0's log never sends"));
+    assert_eq!(logs.claims.len(), 1);
+    assert_eq!(logs.claims[0].anomalies, vec![]);
+    assert!(logs.claims[0].unjudged.is_some());
+}
