@@ -431,3 +431,47 @@ fn a_record_before_a_marker_whose_snapshot_damage_hides_is_no_claim() {
     assert_eq!(logs.claims[0].anomalies, vec![]);
     assert!(logs.claims[0].unjudged.is_some());
 }
+
+#[test]
+fn opaque_records_are_compared_with_the_state_logged_last_before_them() {
+    use crate::apps::json::{Json, Opaque};
+    let read_opaque = |p0: &str| {
+        let texts = vec![("a.jsonl".to_string(), p0.to_string()), ("b.jsonl".to_string(), P1.to_string())];
+        let blank = Opaque(Json(serde_json::Value::Null));
+        parse_logs(&topology(), vec![blank.clone(), blank.clone()], &texts, &States::Opaque { blank }).unwrap()
+    };
+    let same = read_opaque(P0);
+    assert_eq!(same.claims[0].anomalies, vec![]);
+    // P0 records 8 jars where it logged 7 just before; a record without a state is blank.
+    let other =
+        read_opaque(&P0.replace(
+            r#""initiated":true,"state":{"jars":7,"sold":0}"#,
+            r#""initiated":true,"state":{"jars":8,"sold":0}"#,
+        ));
+    let messages: Vec<&str> = other.claims[0].anomalies.iter().map(|a| a.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            r#"P0 records the state {"jars":8,"sold":0} for snapshot 0, but the state it logged last before recording is {"jars":7,"sold":0}"#
+        ]
+    );
+    let at: Vec<String> = other.claims[0].anomalies[0].at.iter().map(|(r, l)| format!("{r} at {l}")).collect();
+    assert_eq!(at, ["record at a.jsonl:2", "state logged at a.jsonl:1"]);
+    let stateless = read_opaque(&P0.replace(r#""initiated":true,"state":{"jars":7,"sold":0}"#, r#""initiated":true"#));
+    assert_eq!(stateless.claims[0].anomalies, vec![]);
+    let snapshot = stateless.claims[0].snapshot.as_ref().expect("assembled with a blank state");
+    assert_eq!(snapshot.state.processes[0], Opaque(Json(serde_json::Value::Null)));
+    // Interpreted states are not compared here (the checker recomputes them).
+    let texts = vec![
+        (
+            "a.jsonl".to_string(),
+            P0.replace(
+                r#""initiated":true,"state":{"jars":7,"sold":0}"#,
+                r#""initiated":true,"state":{"jars":8,"sold":0}"#,
+            ),
+        ),
+        ("b.jsonl".to_string(), P1.to_string()),
+    ];
+    let logs = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
+    assert_eq!(logs.claims[0].anomalies, vec![]);
+}
