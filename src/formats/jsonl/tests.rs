@@ -391,17 +391,17 @@ fn time_orders_a_process_without_seq_and_markers_may_leave_out_channel_and_snaps
     );
     let p1 = untimed(
         &P1.replace(r#""kind":"marker-receive","snapshot":0,"#, r#""kind":"marker-receive","#),
-        &["2", "1", "3", "4.5"],
+        &["2.5", "1.5", "3", "4.5"],
     );
     let timed = read(&[("a.jsonl", &p0), ("b.jsonl", &p1)]).unwrap();
     assert_eq!(timed.trace, whole.trace);
     assert_eq!(timed.claims[0].snapshot, whole.claims[0].snapshot);
     let problem = |p1: &str| *read(&[("a.jsonl", &p0), ("b.jsonl", p1)]).unwrap_err().problem;
     assert_eq!(
-        problem(&p1.replace("\"time\":4.5", "\"time\":3")),
+        problem(&p1.replace("\"time\":4.5", "\"time\":3.0")),
         LogProblem::TimeTie {
             process: "P1".into(),
-            time: "3".into(),
+            time: "3.0".into(),
             other: Location { file: "b.jsonl".into(), line: 3 }
         }
     );
@@ -474,4 +474,36 @@ fn opaque_records_are_compared_with_the_state_logged_last_before_them() {
     ];
     let logs = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
     assert_eq!(logs.claims[0].anomalies, vec![]);
+}
+
+#[test]
+fn integer_times_keep_their_precision() {
+    // Beyond 2^53 (as nanoseconds since an epoch are) a float cannot tell these apart.
+    for times in [["-9007199254740993", "-9007199254740992"], ["18446744073709551614", "18446744073709551615"]] {
+        let p1: String = [
+            r#"{"process":"P1","kind":"internal","step":1,"time":T}"#,
+            r#"{"process":"P1","kind":"internal","step":1,"time":T}"#,
+        ]
+        .iter()
+        .zip(times)
+        .map(|(l, t)| format!("{}\n", l.replace('T', t)))
+        .collect();
+        let logs = read(&[("b.jsonl", &p1)]).unwrap_or_else(|e| panic!("{times:?}: {e}"));
+        assert_eq!(logs.trace.events.len(), 2);
+    }
+}
+
+#[test]
+fn the_unjudged_reason_names_at_most_five_damaged_logs() {
+    let reason = |n: usize| {
+        let t = Topology::complete(n).unwrap();
+        let p0 =
+            r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":1,"sold":0}}"#;
+        let texts = vec![("a.jsonl".to_string(), p0.to_string())];
+        let logs = parse_logs(&t, vec![Bank::new(1); n], &texts, &States::Interpreted).unwrap();
+        logs.claims[0].unjudged.clone().unwrap()
+    };
+    assert!(reason(6).ends_with("the damaged logs of P1, P2, P3, P4, P5 did not hold"), "{}", reason(6));
+    assert!(reason(7).ends_with("the damaged logs of P1, P2, P3, P4, P5, … (6 in all) did not hold"), "{}", reason(7));
+    assert!(reason(2).ends_with("the damaged log of P1 did not hold"), "{}", reason(2));
 }
