@@ -141,7 +141,7 @@ pub(crate) enum Command {
     /// theorem: one verdict per snapshot found in the logs, then an overall verdict.
     #[command(after_help = verify::VERIFY_EXIT_CODES)]
     Verify {
-        /// The topology (.top; its tokens are the initial states).
+        /// The topology (.top; its tokens are the initial states, unless --initial gives them).
         #[arg(long)]
         topology: PathBuf,
         /// The log files (one per process, or any split of the events).
