@@ -142,7 +142,14 @@ fn a_cycle_is_refused() {
     let (file, line, p) = problem(&[("a.jsonl", a), ("b.jsonl", b)]);
     assert_eq!((file.as_str(), line), ("a.jsonl", 1));
     let sent_at = Some(Location { file: "b.jsonl".into(), line: 2 });
-    assert_eq!(p, LogProblem::Cycle { what: "message \"b\"".into(), sent_at });
+    assert_eq!(p, LogProblem::Cycle { what: "message \"b\"".into(), sent_at: sent_at.clone() });
+    // Each process waits for the other's marker before sending its own.
+    let a = r#"{"process":"P0","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}"#;
+    let b = r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}"#;
+    let what = "the marker of snapshot 0 on P1->P0".to_string();
+    assert_eq!(problem(&[("a.jsonl", a), ("b.jsonl", b)]), ("a.jsonl".into(), 1, LogProblem::Cycle { what, sent_at }));
 }
 
 #[test]
