@@ -296,6 +296,12 @@ fn values_are_named_by_their_field_and_a_line_is_an_object() {
     assert!(p.to_string().starts_with("not an event: `step`: invalid type: string \"two\", expected"), "{p}");
     assert_eq!(bad(r#"[1, 2]"#).2, LogProblem::BadValue("a line is one JSON object (an event), not an array".into()));
     assert!(matches!(bad(r#"{"process": "P0", "seq": 5,"#).2, LogProblem::Malformed(_)));
+    // A process's first event must be seq 0.
+    let late = r#"{"process":"P0","seq":1,"kind":"internal","step":1}"#;
+    assert_eq!(
+        *read(&[("a.jsonl", late)]).unwrap_err().problem,
+        LogProblem::SeqGap { process: "P0".into(), expected: 0, found: 1 }
+    );
     // A field missing from the line itself has no path to name.
     assert_eq!(bad(r#"{"process":"P0","seq":5}"#).2, LogProblem::BadValue("missing field `kind` (column 24)".into()));
 }
