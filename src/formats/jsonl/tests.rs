@@ -395,7 +395,7 @@ fn time_orders_a_process_without_seq_and_markers_may_leave_out_channel_and_snaps
     let whole = read(&[("a.jsonl", P0), ("b.jsonl", P1)]).unwrap();
     // P0 by RFC 3339 times (two time zones), P1 by numbers, written backwards.
     let p0 = untimed(
-        &P0.replace(r#","channel":"P0->P1"}"#, "}"),
+        &P0.replace(r#""snapshot":0,"channel":"P0->P1"}"#, "}").replace(r#""marker-send","#, r#""marker-send""#),
         &[
             r#""2026-12-02T10:00:00Z""#,
             r#""2026-12-02T11:00:01+01:00""#,
@@ -521,4 +521,30 @@ fn the_unjudged_reason_names_at_most_five_damaged_logs() {
     assert!(reason(6).ends_with("the damaged logs of P1, P2, P3, P4, P5 did not hold"), "{}", reason(6));
     assert!(reason(7).ends_with("the damaged logs of P1, P2, P3, P4, P5, … (6 in all) did not hold"), "{}", reason(7));
     assert!(reason(2).ends_with("the damaged log of P1 did not hold"), "{}", reason(2));
+}
+
+#[test]
+fn unlabelled_marker_receipts_take_the_snapshots_of_the_markers_sent_in_their_order() {
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"record","snapshot":1,"initiated":true,"state":{"jars":10,"sold":0}}
+{"process":"P0","seq":3,"kind":"marker-send","snapshot":1,"channel":"P0->P1"}
+"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"marker-receive","channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":2,"kind":"marker-receive","channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"record","snapshot":1,"initiated":false,"state":{"jars":10,"sold":0}}
+"#;
+    let logs = read(&[("a.jsonl", p0), ("b.jsonl", p1)]).unwrap();
+    let received: Vec<SnapshotId> = logs
+        .trace
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::MarkerReceive { snapshot, .. } => Some(snapshot),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(received, [SnapshotId(0), SnapshotId(1)]);
+    assert!(logs.claims.iter().all(|c| c.anomalies.is_empty() && c.closes[0].is_some()), "{:?}", logs.claims);
 }
