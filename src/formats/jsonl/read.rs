@@ -495,9 +495,10 @@ fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
                 let j = (i + 1..events.len()).find(|&j| !own_marker_send(&events[j]));
                 if let Some(j) = j {
                     if matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot) {
+                        // The receipt is now at i and the record after it, where the next
+                        // round finds its snapshot marked.
                         events[i..=j].rotate_right(1);
                         marked.insert(snapshot);
-                        i += 1;
                     }
                 }
             }
