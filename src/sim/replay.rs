@@ -44,7 +44,7 @@ use crate::formats::top::TopFile;
 use crate::formats::Problem;
 use crate::protocol::Refusal;
 use crate::protocol::Variant;
-use crate::protocol::{ProcessId, Topology};
+use crate::protocol::{Initiators, ProcessId, Topology};
 
 /// Ticks run after every snapshot has completed, as the course suite does (its largest delay
 /// plus one), so the last messages arrive.
@@ -188,7 +188,15 @@ pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Resu
                     other => SendFailure::Sim(other),
                 })
             }
-            Command::Snapshot { node: at } => sim.start_snapshot(node(at)?).map(drop).map_err(SendFailure::Sim),
+            Command::Snapshot { node: at } => {
+                // Markers from a node that cannot reach every process never complete the
+                // snapshot: the script asks for what the algorithm cannot do.
+                let at = node(at)?;
+                if let Err(e) = top.topology.check_initiators(&Initiators::Only(vec![at])) {
+                    return Err(events.error(step.line, Problem::Topology(e)).into());
+                }
+                sim.start_snapshot(at).map(drop).map_err(SendFailure::Sim)
+            }
             Command::Tick { count } => sim.tick(*count).map_err(SendFailure::Sim),
         };
         result.map_err(|error| command_error(events, step.line, error))?;

@@ -21,7 +21,7 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::check::{check_ids, fifo_breaks, unterminated, Clause, Violation};
 use chandy_lamport::check::{EventKind, MsgId, Trace};
-use chandy_lamport::formats::jsonl::{read_logs, LogApp, LogId, Logs, States};
+use chandy_lamport::formats::jsonl::{parse_logs, read_logs, LogApp, LogId, Logs, States};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
@@ -153,6 +153,21 @@ impl<A: Application> Mode<A> {
     }
 }
 
+impl Mode<Balance> {
+    /// `--app balance`: integer states, the amount conserved.
+    pub fn balance() -> Self {
+        let amount: Conserved<Balance> = Conserved { state: |b| i128::from(b.0), msg: |m: &Amount| i128::from(m.0) };
+        Mode { states: States::Interpreted, amount: Some(amount) }
+    }
+}
+
+impl Mode<Opaque> {
+    /// `--app none`: opaque states, a record may log none.
+    pub fn none() -> Self {
+        Mode { states: States::Opaque { blank: Opaque(Json(serde_json::Value::Null)) }, amount: None }
+    }
+}
+
 /// `model verify`: reads the topology and the logs, checks every snapshot, prints the verdicts
 /// (or one JSON object) and returns the exit code. Bad input is an error (exit 2 in `main`).
 pub fn run(
@@ -198,17 +213,14 @@ pub fn run(
                 Some(file) => read_initial(file, t)?,
                 None => top.tokens.iter().map(|&b| Balance(i64::from(b))).collect(),
             };
-            let amount: Conserved<Balance> =
-                Conserved { state: |b| i128::from(b.0), msg: |m: &Amount| i128::from(m.0) };
-            verify_logs(t, initial, traces, &Mode { states: States::Interpreted, amount: Some(amount) })?
+            verify_logs(t, initial, traces, &Mode::balance())?
         }
         LogKind::None => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
                 None => vec![Opaque::default(); t.len()],
             };
-            let mode = Mode { states: States::Opaque { blank: Opaque(Json(serde_json::Value::Null)) }, amount: None };
-            verify_logs(t, initial, traces, &mode)?
+            verify_logs(t, initial, traces, &Mode::none())?
         }
     };
     let outcome =
@@ -250,11 +262,32 @@ pub fn verify_logs<A: LogApp>(
     mode: &Mode<A>,
 ) -> anyhow::Result<Outcome> {
     let logs: Logs<A> = read_logs(topology, initial, files, &mode.states)?;
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    judge(topology, &logs, files, mode)
+}
+
+/// [`verify_logs`] on texts already read: `(file name, text)` pairs.
+pub fn verify_texts<A: LogApp>(
+    topology: &Topology,
+    initial: Vec<A>,
+    texts: &[(String, String)],
+    mode: &Mode<A>,
+) -> anyhow::Result<Outcome> {
+    let logs: Logs<A> = parse_logs(topology, initial, texts, &mode.states)?;
+    judge(topology, &logs, texts.iter().map(|(file, _)| file.clone()).collect(), mode)
+}
+
+/// Checks every snapshot the logs mention, and the run itself.
+fn judge<A: LogApp>(
+    topology: &Topology,
+    logs: &Logs<A>,
+    files: Vec<String>,
+    mode: &Mode<A>,
+) -> anyhow::Result<Outcome> {
     if logs.kept.iter().all(|&(read, _)| read == 0) {
-        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        anyhow::bail!("{}: no event in the logs: there is no run to verify", names.join(", "));
+        anyhow::bail!("{}: no event in the logs: there is no run to verify", files.join(", "));
     }
-    let names = Names::new(topology, &logs);
+    let names = Names::new(topology, logs);
     // Without an application, the replays (clauses c and d, logged states) have nothing to
     // recompute: the checker's transitions leave opaque states as they are.
     let judged = |v: &Violation| {
@@ -360,7 +393,13 @@ pub fn verify_logs<A: LogApp>(
 }
 
 /// The overall verdict and exit code.
-fn conclude(files: &[PathBuf], events: usize, damage: Capped, snapshots: Vec<SnapshotVerdict>, run: Capped) -> Outcome {
+fn conclude(
+    files: Vec<String>,
+    events: usize,
+    damage: Capped,
+    snapshots: Vec<SnapshotVerdict>,
+    run: Capped,
+) -> Outcome {
     let (more_damage, damage) = (damage.more, damage.listed);
     let failed: Vec<u32> = snapshots.iter().filter(|s| s.judged && !s.holds).map(|s| s.id).collect();
     let unjudged: Vec<u32> = snapshots.iter().filter(|s| !s.judged).map(|s| s.id).collect();
@@ -406,7 +445,7 @@ fn conclude(files: &[PathBuf], events: usize, damage: Capped, snapshots: Vec<Sna
     }
     Outcome {
         ok,
-        files: files.iter().map(|f| f.display().to_string()).collect(),
+        files,
         app: String::new(),
         events,
         damage,

@@ -1,0 +1,45 @@
+//! `model verify` on any text: a `.top` file and log files (JSON lines), separated by NUL bytes,
+//! judged as the bank's, as balances and as opaque states. Nothing panics or hangs; the report
+//! prints, as text and as JSON; a pass is only ever a pass with a snapshot judged.
+#![no_main]
+
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::json::{Balance, Opaque};
+use chandy_lamport::apps::spec::{too_many_tokens, Spec};
+use chandy_lamport::formats::jsonl::LogApp;
+use chandy_lamport::formats::top::TopFile;
+use libfuzzer_sys::fuzz_target;
+use model::cli::verify::{print_outcome, verify_texts, Mode};
+
+fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A>) {
+    let Ok(outcome) = verify_texts(&top.topology, initial, texts, mode) else { return };
+    let mut out = Vec::new();
+    print_outcome(&outcome, &mut out).expect("printed to memory");
+    serde_json::to_string(&outcome).expect("the report is JSON");
+    if outcome.ok {
+        assert_eq!(outcome.exit_code, 0);
+        assert!(outcome.snapshots.iter().any(|s| s.judged && s.holds), "ok with no snapshot judged");
+        assert!(outcome.damage.is_empty() && outcome.run.is_empty());
+    } else {
+        assert_ne!(outcome.exit_code, 0);
+    }
+}
+
+fuzz_target!(|text: &str| {
+    let mut parts = text.split('\0');
+    let Some(Ok(top)) = parts.next().map(|t| TopFile::parse(t, "fuzz.top")) else { return };
+    let texts: Vec<(String, String)> =
+        parts.enumerate().map(|(i, log)| (format!("P{i}.jsonl"), log.to_string())).collect();
+    if texts.is_empty() {
+        return;
+    }
+    let processes = || top.topology.processes();
+    let tokens = |i: usize| top.tokens.get(i).copied().unwrap_or(0);
+    if too_many_tokens::<Bank>(&top.tokens).is_none() {
+        let banks: Vec<Bank> = processes().map(|p| Bank::initial(p, tokens(p.index()))).collect();
+        judge(&top, banks, &texts, &Mode::interpreted());
+    }
+    let balances = processes().map(|p| Balance(i64::from(tokens(p.index())))).collect();
+    judge(&top, balances, &texts, &Mode::balance());
+    judge(&top, vec![Opaque::default(); top.topology.len()], &texts, &Mode::none());
+});
