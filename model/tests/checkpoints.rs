@@ -7,7 +7,7 @@ mod common;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ProcessId, SnapshotId};
 use common::{bad_input, config, model};
-use model::model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE};
+use model::model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE, STORED_RECOVERS};
 use model::model::state::State;
 use model::{Action, ChandyLamport, Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
 use stateright::Model;
@@ -16,8 +16,8 @@ fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `model check ARGS --json`: exits 0 with every property holding, exactly-once among them,
-/// exhaustively, over `states` states.
+/// `model check ARGS --json`: exits 0 with every property holding, exactly-once and the stored
+/// checkpoints' restores among them, exhaustively, over `states` states.
 fn holds(args: &[&str], states: u64, also: &[&str]) {
     let mut all = vec!["check", "--json"];
     all.extend_from_slice(args);
@@ -26,7 +26,7 @@ fn holds(args: &[&str], states: u64, also: &[&str]) {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["exhaustive"], true, "{args:?}");
     let props = v["properties"].as_array().expect("properties");
-    for name in [EXACTLY_ONCE].iter().chain(also) {
+    for name in [EXACTLY_ONCE, STORED_RECOVERS].iter().chain(also) {
         let p = props.iter().find(|p| p["name"] == *name).unwrap_or_else(|| panic!("{args:?}: no {name}"));
         assert_eq!(p["verdict"], "holds", "{args:?}: {name}");
     }
@@ -61,10 +61,34 @@ fn a_dataflow_job_recovers_exactly_once() {
         (vec!["--algorithm", "aligned", "--crashes", "1"], 3_730),
         (vec!["--algorithm", "unaligned", "--crashes", "1"], 27_921),
         (vec!["--algorithm", "aligned", "--crashes", "2", "--snapshots", "2"], 41_157),
+        (vec!["--algorithm", "unaligned", "--crashes", "2", "--snapshots", "2"], 527_065),
     ] {
         let mut args = args;
         args.extend_from_slice(&["--app", "stream", "--topology", &ring]);
         holds(&args, states, &[]);
+    }
+}
+
+#[test]
+fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
+    // The dataflow job has no ledger, and with no crash exactly-once sees nothing: only restoring
+    // each stored checkpoint, as it is stored, shows that it was wrong.
+    let (dag, ring) = (data("dag3.top"), data("stream-ring3.top"));
+    for (algorithm, variant, topology, steps) in [
+        ("aligned", "process-after-barrier", &dag, 10),
+        ("aligned", "aligned-cycle-no-backedge", &ring, 14),
+        ("unaligned", "wrong-inflight-channels", &dag, 10),
+    ] {
+        // BFS on one thread: the counterexample is a shortest.
+        let args = ["check", "--json", "--strategy", "bfs", "--threads", "1", "--algorithm", algorithm];
+        let o = model(&[&args[..], &["--variant", variant, "--app", "stream", "--topology", topology]].concat());
+        assert_eq!(o.status.code(), Some(1), "{variant}: {}", common::stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let failed: Vec<&serde_json::Value> =
+            v["properties"].as_array().unwrap().iter().filter(|p| p["verdict"] == "counterexample").collect();
+        assert_eq!(failed.len(), 1, "{variant}: only the restore fails: {failed:?}");
+        assert_eq!(failed[0]["name"], STORED_RECOVERS, "{variant}");
+        assert_eq!(failed[0]["path"].as_array().map(Vec::len), Some(steps), "{variant}");
     }
 }
 
@@ -292,11 +316,19 @@ fn full_mode_judges_every_stored_checkpoint_by_the_cut_clauses() {
     for (args, fails) in [
         (
             "--algorithm aligned --procs 3 --sends 1 --variant process-after-barrier",
-            vec![(CROSSING, 13), (LEDGER, 13), (REACHABLE, 13), (END_REACHABLE, 13)],
+            vec![(CROSSING, 13), (LEDGER, 13), (REACHABLE, 13), (END_REACHABLE, 13), (STORED_RECOVERS, 13)],
         ),
         (
             "--algorithm aligned --topology ring --procs 3 --sends 1 --crashes 1 --variant aligned-cycle-no-backedge",
-            vec![(RECORDS, 10), (LEDGER, 10), (REACHABLE, 10), (END_REACHABLE, 10), (STABLE, 10), (EXACTLY_ONCE, 15)],
+            vec![
+                (RECORDS, 10),
+                (LEDGER, 10),
+                (REACHABLE, 10),
+                (END_REACHABLE, 10),
+                (STABLE, 10),
+                (EXACTLY_ONCE, 15),
+                (STORED_RECOVERS, 10),
+            ],
         ),
     ] {
         let mut all = vec!["check", "--json", "--properties", "full", "--strategy", "bfs", "--threads", "1"];

@@ -8,7 +8,7 @@ use chandy_lamport::{Algorithm, Variant};
 use common::{config, run_with, verdict};
 use model::model::properties::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
-    RECORD_MESSAGE, STABLE, TERMINATES, TRIGGERING,
+    RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
 };
 use model::{InitiatorSpec, Strategy, TopologySpec, Verdict};
 
@@ -95,20 +95,32 @@ const CAUGHT: [Caught; 21] = [
         &[(CROSSING, 9), (RECORDS, 8), (LEDGER, 8), (REACHABLE, 8), (END_REACHABLE, 8), (STABLE, 8)],
     ),
     (Variant::LoseMarkers, Extra::None, &[(TERMINATES, 9)]),
-    (Variant::ProcessAfterBarrier, Extra::Barriers(crash(ALIGNED_COMPLETE)), &[(LEDGER, 13), (EXACTLY_ONCE, 20)]),
-    (Variant::AlignedCycleNoBackedge, Extra::Barriers(crash(ALIGNED_RING)), &[(LEDGER, 10), (EXACTLY_ONCE, 15)]),
-    (Variant::WrongInflightChannels, Extra::Barriers(crash(UNALIGNED_COMPLETE)), &[(LEDGER, 12), (EXACTLY_ONCE, 15)]),
+    (
+        Variant::ProcessAfterBarrier,
+        Extra::Barriers(crash(ALIGNED_COMPLETE)),
+        &[(LEDGER, 13), (EXACTLY_ONCE, 20), (STORED_RECOVERS, 13)],
+    ),
+    (
+        Variant::AlignedCycleNoBackedge,
+        Extra::Barriers(crash(ALIGNED_RING)),
+        &[(LEDGER, 10), (EXACTLY_ONCE, 15), (STORED_RECOVERS, 10)],
+    ),
+    (
+        Variant::WrongInflightChannels,
+        Extra::Barriers(crash(UNALIGNED_COMPLETE)),
+        &[(LEDGER, 12), (EXACTLY_ONCE, 15), (STORED_RECOVERS, 12)],
+    ),
     (
         Variant::MixedBarriersAfterDecline,
         Extra::Barriers(crash(decline(two(UNALIGNED_RING, 1)))),
-        &[(LEDGER, 15), (EXACTLY_ONCE, 20)],
+        &[(LEDGER, 15), (EXACTLY_ONCE, 20), (STORED_RECOVERS, 15)],
     ),
     (Variant::TriggerStopsAfterAbort, Extra::Barriers(decline(two(ALIGNED_RING, 1))), &[(TRIGGERING, 3)]),
     (Variant::NoCancellationBarriers, Extra::Barriers(decline(ALIGNED_COMPLETE)), &[(CHECKPOINTS_END, 13)]),
     (Variant::NoSubsumption, Extra::Barriers(two(ALIGNED_RING, 2)), &[(IDS_INCREASE, 16)]),
 ];
 
-const ALWAYS: [&str; 12] = [
+const ALWAYS: [&str; 13] = [
     ACCEPTS,
     CROSSING,
     RECORDS,
@@ -121,6 +133,7 @@ const ALWAYS: [&str; 12] = [
     IDS_INCREASE,
     TRIGGERING,
     EXACTLY_ONCE,
+    STORED_RECOVERS,
 ];
 
 fn base() -> model::Config {

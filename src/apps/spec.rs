@@ -237,8 +237,26 @@ pub fn quiet_outcomes<A: Spec>(
     theft: bool,
     limit: usize,
 ) -> Option<std::collections::HashSet<Vec<A>>> {
+    let channels = vec![Vec::new(); topology.channels().len()];
+    quiet_outcomes_from(topology, initial, budgets, channels, setup, theft, limit)
+}
+
+/// [`quiet_outcomes`] of a run that starts with `channels[c]` in transit on channel `c` (oldest
+/// first): the failure-free continuations of a restored checkpoint.
+pub fn quiet_outcomes_from<A: Spec>(
+    topology: &Topology,
+    initial: Vec<A>,
+    budgets: &[u8],
+    channels: Vec<Vec<A::Msg>>,
+    setup: &Setup,
+    theft: bool,
+    limit: usize,
+) -> Option<std::collections::HashSet<Vec<A>>> {
     type Global<A> = (Vec<A>, Vec<u8>, Vec<std::collections::VecDeque<<A as Application>::Msg>>);
-    let start: Global<A> = (initial, budgets.to_vec(), vec![Default::default(); topology.channels().len()]);
+    if channels.len() != topology.channels().len() || budgets.len() != topology.len() {
+        return None;
+    }
+    let start: Global<A> = (initial, budgets.to_vec(), channels.into_iter().map(Into::into).collect());
     let mut seen: std::collections::HashSet<Global<A>> = std::collections::HashSet::new();
     let mut todo = vec![start.clone()];
     seen.insert(start);

@@ -33,9 +33,11 @@ pub const TRIGGERING: &str = "triggering never stops while the job runs";
 pub const NO_CHANNEL_STATE: &str = "aligned barriers on an acyclic graph record no channel state";
 /// Barrier algorithms, deterministic applications: recovery loses and duplicates nothing.
 pub const EXACTLY_ONCE: &str = "exactly-once: every quiet state is the failure-free run's";
+/// Barrier algorithms: every stored checkpoint is judged when stored, by restoring it.
+pub const STORED_RECOVERS: &str = "every stored checkpoint restores to a failure-free end";
 
 /// The fixed properties, in latch order.
-pub const NAMES: [&str; 16] = [
+pub const NAMES: [&str; 17] = [
     ACCEPTS,
     CROSSING,
     RECORDS,
@@ -52,6 +54,7 @@ pub const NAMES: [&str; 16] = [
     TRIGGERING,
     NO_CHANNEL_STATE,
     EXACTLY_ONCE,
+    STORED_RECOVERS,
 ];
 
 /// The latch of "a snapshot detects P".

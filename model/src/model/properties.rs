@@ -12,7 +12,7 @@ use super::literal;
 use super::names::{index, AFTER, DETECTS};
 pub use super::names::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, NEVER_OCCURRED,
-    NO_CHANNEL_STATE, OVERLAP, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, TERMINATES, TRIGGERING,
+    NO_CHANNEL_STATE, OVERLAP, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
 };
 use super::state::{Recorded, State};
 use super::system::{sound, ChandyLamport};
@@ -21,7 +21,7 @@ type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
 /// The fixed property kinds, with the fixed index of their latches; the application's example
 /// properties (see [`chandy_lamport::Stable::examples`]) take the two latches after them.
-fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 16] {
+fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 17] {
     [
         (ACCEPTS, Expectation::Always, accepts),
         (CROSSING, Expectation::Always, crossing),
@@ -39,6 +39,7 @@ fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 16] {
         (TRIGGERING, Expectation::Always, triggering),
         (NO_CHANNEL_STATE, Expectation::Always, no_channel_state),
         (EXACTLY_ONCE, Expectation::Always, exactly_once),
+        (STORED_RECOVERS, Expectation::Always, stored_recovers),
     ]
 }
 
@@ -59,7 +60,7 @@ pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
             TERMINATES => !coordinated,
             CHECKPOINTS_END | IDS_INCREASE | TRIGGERING => coordinated,
             NO_CHANNEL_STATE => cfg.algorithm == Algorithm::Aligned && acyclic(m),
-            EXACTLY_ONCE => coordinated,
+            EXACTLY_ONCE | STORED_RECOVERS => coordinated,
             _ if cfg.mode == Mode::Basic => false,
             OVERLAP => cfg.snapshots >= 2,
             NEVER_OCCURRED => cfg.mode == Mode::Literal && cfg.internal,
@@ -222,6 +223,15 @@ fn exactly_once<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
         let Some(expected) = m.expected.as_ref() else { return false };
         let quiet = m.y_live(s) & 1 != 0 && s.procs.iter().all(|p| p.buffered_all().next().is_none());
         !quiet || expected.contains(&s.apps())
+    })
+}
+
+/// Every checkpoint is judged in the state where the coordinator stores it, not only if a crash
+/// later restores it: restored and run failure-free, it ends quiet only as the failure-free run
+/// from the start does ([`ChandyLamport::recovers`]).
+fn stored_recovers<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(STORED_RECOVERS), false, || {
+        s.ckpt.as_ref().is_some_and(|ck| ck.latest.as_ref().is_none_or(|l| m.recovers(l)))
     })
 }
 

@@ -5,8 +5,9 @@
 //! refuses is not dropped: it leads to a dead-end state marked refused, which fails the property
 //! "the core accepts every step the model offers".
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use chandy_lamport::apps::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::check::{EventKind, MsgId, StepInput, Trace, Tracer};
@@ -131,6 +132,9 @@ pub struct ChandyLamport<A: Spec> {
     /// snapshots, crashes or declines) can end quiet, as the houses' states; `None` with
     /// Chandy–Lamport, or if that run has more than [`QUIET_STATES`] states.
     pub expected: Option<std::collections::HashSet<Vec<A>>>,
+    /// Barrier algorithms: for each checkpoint stored so far, whether every quiet end its
+    /// failure-free continuation reaches is one of [`ChandyLamport::expected`].
+    recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
 }
 
 impl<A: Spec> ChandyLamport<A> {
@@ -149,7 +153,34 @@ impl<A: Spec> ChandyLamport<A> {
                 chandy_lamport::apps::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
             })
             .flatten();
-        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0, expected }
+        let recovers = Mutex::new(HashMap::new());
+        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0, expected, recovers }
+    }
+
+    /// Whether `stored`, restored and run failure-free (its houses with their budgets, its
+    /// records in transit in front of their channels, as a recovery restores it), ends quiet only
+    /// as the failure-free run from the start does, and ends at all. False when either run has
+    /// more than [`QUIET_STATES`] states: unjudged is no pass. Computed once per checkpoint.
+    pub fn recovers(&self, stored: &Arc<Stored<A>>) -> bool {
+        if let Some(&known) = self.recovers.lock().unwrap_or_else(|e| e.into_inner()).get(stored) {
+            return known;
+        }
+        let t = &self.cfg.topology;
+        let outcomes = chandy_lamport::apps::spec::quiet_outcomes_from(
+            t,
+            stored.rec.houses.clone(),
+            &stored.budgets,
+            stored.rec.messages(),
+            &self.setup,
+            self.cfg.theft,
+            QUIET_STATES,
+        );
+        let holds = match (outcomes, self.expected.as_ref()) {
+            (Some(ends), Some(expected)) => !ends.is_empty() && ends.is_subset(expected),
+            _ => false,
+        };
+        self.recovers.lock().unwrap_or_else(|e| e.into_inner()).insert(stored.clone(), holds);
+        holds
     }
 
     /// The stable predicates that hold in `view`, bit `i` for predicate `i`.
