@@ -167,6 +167,11 @@ fn requests_that_do_not_fit_the_algorithm_are_typed_errors() {
         Cluster::start(t.clone(), vec![Bank::new(1); 2], wrong).unwrap_err(),
         RuntimeError::VariantNotApplicable { .. }
     ));
+    // Flink has no concurrent unaligned checkpoints; aligned ones may be concurrent.
+    let concurrent = |algorithm| Options { max_concurrent: 2, ..options(algorithm) };
+    let refused = Cluster::start(t.clone(), vec![Bank::new(1); 2], concurrent(Algorithm::Unaligned)).unwrap_err();
+    assert_eq!(refused, RuntimeError::UnalignedConcurrent(2));
+    Cluster::start(t.clone(), vec![Bank::new(1); 2], concurrent(Algorithm::Aligned)).unwrap().shutdown().unwrap();
     let ring = Topology::ring(2).unwrap();
     let streams = vec![Stream::new(ProcessId(0), 1), Stream::new(ProcessId(1), 0)];
     assert_eq!(Cluster::start(ring, streams, Options::default()).unwrap_err(), RuntimeError::ReactiveOnCycle);

@@ -102,6 +102,11 @@ fn coordinator_flags_are_checked() {
     );
     bad_input(&["check", "--algorithm", "aligned", "--crashes", "5"], "'--crashes <C>': 5 is not in 0..=4");
     bad_input(&["check", "--algorithm", "unaligned", "--declines", "9"], "'--declines <D>': 9 is not in 0..=4");
+    // Flink has no concurrent unaligned checkpoints.
+    bad_input(
+        &["check", "--algorithm", "unaligned", "--max-concurrent", "2"],
+        "--max-concurrent 2 cannot be used with --algorithm unaligned: Flink does not support concurrent unaligned",
+    );
     bad_input(
         &["check", "--algorithm", "unaligned", "--theft", "--properties", "full"],
         "--theft cannot be used with --algorithm unaligned --properties full",
@@ -170,7 +175,7 @@ fn a_decline_cancels_the_checkpoint_downstream_and_triggering_goes_on() {
 #[test]
 fn a_completed_checkpoint_subsumes_an_older_pending_one() {
     let c = Checkpointing { max_concurrent: 2, ..Checkpointing::default() };
-    let m = barrier_model(Algorithm::Unaligned, TopologySpec::Ring, 2, c);
+    let m = barrier_model(Algorithm::Aligned, TopologySpec::Ring, 2, c);
     let mut s = m.init_states().remove(0);
     // Both triggered; each barrier goes round the ring before the next starts (a newer barrier
     // would give the older checkpoint up where it is still in progress).

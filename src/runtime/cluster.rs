@@ -55,6 +55,9 @@ impl<A: Service> Cluster<A> {
             return Err(RuntimeError::VariantNotApplicable { variant: options.variant, algorithm: options.algorithm });
         }
         topology.check_initiators(&options.initiators)?;
+        if options.algorithm == Algorithm::Unaligned && options.max_concurrent > 1 {
+            return Err(RuntimeError::UnalignedConcurrent(options.max_concurrent));
+        }
         if A::REACTIVE && topology.back_edges(&[]).iter().any(|&b| b) {
             return Err(RuntimeError::ReactiveOnCycle);
         }

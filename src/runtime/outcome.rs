@@ -91,6 +91,10 @@ pub enum RuntimeError {
     /// A reactive application ([`Service::REACTIVE`](super::Service::REACTIVE)) on a topology with a cycle.
     #[error("a reactive application needs a topology without cycles")]
     ReactiveOnCycle,
+    /// Unaligned checkpoints with more than one pending at once: Flink does not support
+    /// concurrent unaligned checkpoints (its documentation's limitations, FLINK-23037).
+    #[error("unaligned checkpoints take max_concurrent 1 (Flink has no concurrent unaligned checkpoints), not {0}")]
+    UnalignedConcurrent(usize),
     /// A process id outside the topology.
     #[error("unknown process {0}")]
     UnknownProcess(ProcessId),

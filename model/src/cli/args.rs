@@ -208,7 +208,8 @@ pub(crate) struct ModelArgs {
     #[arg(long, default_value = "chandy-lamport")]
     pub(crate) algorithm: Algorithm,
     /// Barrier algorithms: at most M checkpoints pending at the coordinator, 1–8 (Flink's
-    /// default 1). `--snapshots S` is how many the coordinator triggers in a run.
+    /// default 1); only 1 with unaligned (Flink has no concurrent unaligned checkpoints).
+    /// `--snapshots S` is how many the coordinator triggers in a run.
     #[arg(long, value_name = "M", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(1..=8))]
     pub(crate) max_concurrent: u8,
     /// Barrier algorithms: up to D declines (a house's state cannot be written), 0–4.

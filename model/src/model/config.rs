@@ -304,6 +304,12 @@ pub enum ConfigError {
          (use --properties basic)"
     )]
     UnalignedTheft,
+    /// Unaligned checkpoints with more than one pending at once.
+    #[error(
+        "--max-concurrent {0} cannot be used with --algorithm unaligned: Flink does not support concurrent unaligned \
+         checkpoints (use --max-concurrent 1, or --algorithm aligned)"
+    )]
+    UnalignedConcurrent(u8),
     /// A fault variant of another algorithm than the one checked.
     #[error("--variant {variant} is a fault of --algorithm {}, not of --algorithm {algorithm}", variant.algorithm())]
     AlgorithmVariant {
@@ -458,6 +464,10 @@ impl Config {
             }
             if self.algorithm == Algorithm::Unaligned && self.theft && self.mode == Mode::Full {
                 return Err(ConfigError::UnalignedTheft);
+            }
+            let m = self.checkpointing.max_concurrent;
+            if self.algorithm == Algorithm::Unaligned && m > 1 {
+                return Err(ConfigError::UnalignedConcurrent(m));
             }
         }
         let c = self.checkpointing;
