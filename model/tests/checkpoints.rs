@@ -93,6 +93,25 @@ fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
 }
 
 #[test]
+fn a_join_of_two_sources_is_triggered_at_both() {
+    // Flink's coordinator triggers every source: A and B, which together reach C.
+    let join = data("join3.top");
+    for (algorithm, states) in [("aligned", 7_568), ("unaligned", 247_231)] {
+        let args = ["--algorithm", algorithm, "--topology", &join, "--initiators", "0,1", "--crashes", "1"];
+        holds(&args, states, &[]);
+    }
+    let refused = |initiators: &str, message: &str| {
+        let args = ["check", "--algorithm", "aligned", "--topology", &join, "--initiators", initiators];
+        bad_input(&args, message);
+    };
+    refused("0", "--initiators: no barrier from the initiators A together can reach B along the links of");
+    refused("0,1,2", "--initiators: C has inputs, but the topology has sources (A, B): barrier checkpoints are");
+    refused("any", "--initiators: C has inputs, but the topology has sources (A, B)");
+    // Chandy–Lamport's initiators each start a snapshot alone: neither source reaches the other.
+    bad_input(&["check", "--topology", &join, "--initiators", "0,1"], "no marker from A (house 0) can reach B");
+}
+
+#[test]
 fn coordinator_flags_are_checked() {
     bad_input(&["check", "--crashes", "1"], "--crashes is for the barrier algorithms' checkpoint coordinator");
     bad_input(&["check", "--max-concurrent", "2"], "--max-concurrent is for the barrier algorithms'");

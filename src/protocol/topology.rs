@@ -108,6 +108,27 @@ pub enum TopologyError {
     /// No process may initiate.
     #[error("no initiator: at least one process must be allowed to start a snapshot")]
     NoInitiators,
+    /// Barrier checkpoints: the initiators, all triggered together, cannot reach some
+    /// processes, so a checkpoint could never complete.
+    #[error("no barrier from the initiators {} together can reach {}", from.join(", "), unreached.join(", "))]
+    UnreachableTogether {
+        /// The initiators.
+        from: Vec<String>,
+        /// The processes they cannot reach.
+        unreached: Vec<String>,
+    },
+    /// Barrier checkpoints: an initiator with inputs on a topology that has sources.
+    #[error(
+        "{name} has inputs, but the topology has sources ({}): barrier checkpoints are triggered at the sources \
+         only, as Flink's coordinator does",
+        sources.join(", ")
+    )]
+    NotSource {
+        /// The initiator.
+        name: String,
+        /// The sources (processes with no input).
+        sources: Vec<String>,
+    },
     /// Some processes cannot be reached by a marker from an initiator, so a snapshot it starts
     /// could never terminate.
     #[error("no marker from {from} can reach {}", unreached.join(", "))]
@@ -391,6 +412,36 @@ impl Topology {
     }
 }
 
+impl Topology {
+    /// Checks the initiators of barrier checkpoints, which a coordinator triggers all together
+    /// (Flink's triggers every source task): together they must reach every process, and where
+    /// the topology has sources (processes with no input), every initiator must be one — so
+    /// with sources, the initiators are exactly the sources.
+    pub fn check_sources(&self, initiators: &Initiators) -> Result<(), TopologyError> {
+        let list: Vec<ProcessId> = match initiators {
+            Initiators::Any => self.processes().collect(),
+            Initiators::Only(list) if list.is_empty() => return Err(TopologyError::NoInitiators),
+            Initiators::Only(list) => list.clone(),
+        };
+        for &p in &list {
+            self.check_process(p)?;
+        }
+        let sources: Vec<ProcessId> = self.processes().filter(|&p| self.incoming(p).is_empty()).collect();
+        if !sources.is_empty() {
+            if let Some(&p) = list.iter().find(|p| !sources.contains(p)) {
+                let sources = sources.iter().map(|&s| self.name(s).to_string()).collect();
+                return Err(TopologyError::NotSource { name: self.name(p).to_string(), sources });
+            }
+        }
+        let unreached = self.unreached(&self.reachable_from(&list));
+        if !unreached.is_empty() {
+            let from = list.iter().map(|&p| self.name(p).to_string()).collect();
+            return Err(TopologyError::UnreachableTogether { from, unreached });
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,6 +518,30 @@ mod tests {
             line.check_initiators(&Initiators::Only(vec![ProcessId(0), ProcessId(1)])),
             Err(TopologyError::Unreachable { from: "b".into(), unreached: vec!["a".into()] })
         );
+    }
+
+    #[test]
+    fn barrier_initiators_are_the_sources_and_reach_every_process_together() {
+        let p = |i: &[u16]| Initiators::Only(i.iter().map(|&i| ProcessId(i)).collect());
+        // Two sources a and b feed c: together they reach it, though neither reaches the other.
+        let join = Topology::from_names(&["a", "b", "c"], &[("a", "c"), ("b", "c")]).unwrap();
+        assert_eq!(join.check_sources(&p(&[0, 1])), Ok(()));
+        let missing = TopologyError::UnreachableTogether { from: vec!["a".into()], unreached: vec!["b".into()] };
+        assert_eq!(join.check_sources(&p(&[0])), Err(missing));
+        let not_source = TopologyError::NotSource { name: "c".into(), sources: vec!["a".into(), "b".into()] };
+        assert_eq!(join.check_sources(&p(&[0, 1, 2])), Err(not_source.clone()));
+        assert_eq!(join.check_sources(&Initiators::Any), Err(not_source));
+        assert_eq!(join.check_sources(&p(&[])), Err(TopologyError::NoInitiators));
+        assert_eq!(join.check_sources(&p(&[7])), Err(TopologyError::UnknownProcess { name: "#7".into() }));
+        // Chandy–Lamport's rule is stricter: each initiator alone.
+        assert!(join.check_initiators(&p(&[0, 1])).is_err());
+        // No source (a ring): any initiators that reach everyone together.
+        let ring = Topology::ring(3).unwrap();
+        assert_eq!(ring.check_sources(&Initiators::Any), Ok(()));
+        assert_eq!(ring.check_sources(&p(&[1])), Ok(()));
+        // Two islands, each with its source, both initiating: covered.
+        let split = Topology::from_names(&["a", "b", "c", "d"], &[("a", "b"), ("c", "d")]).unwrap();
+        assert_eq!(split.check_sources(&p(&[0, 2])), Ok(()));
     }
 
     #[test]

@@ -54,7 +54,11 @@ impl<A: Service> Cluster<A> {
         if !options.variant.applies_to(options.algorithm) {
             return Err(RuntimeError::VariantNotApplicable { variant: options.variant, algorithm: options.algorithm });
         }
-        topology.check_initiators(&options.initiators)?;
+        match options.algorithm {
+            Algorithm::ChandyLamport => topology.check_initiators(&options.initiators)?,
+            // The collector's coordinator triggers every initiator together.
+            _ => topology.check_sources(&options.initiators)?,
+        }
         if options.algorithm == Algorithm::Unaligned && options.max_concurrent > 1 {
             return Err(RuntimeError::UnalignedConcurrent(options.max_concurrent));
         }

@@ -261,6 +261,15 @@ pub enum ConfigError {
         /// Where the links come from (` along the links of FILE`, or empty).
         place: String,
     },
+    /// Barrier checkpoints' initiators that are not the sources, or do not reach every house
+    /// together.
+    #[error("--initiators: {problem}{place}")]
+    BarrierInitiators {
+        /// What is wrong.
+        problem: TopologyError,
+        /// Where the links come from (` along the links of FILE`, or empty).
+        place: String,
+    },
     /// The topology is invalid.
     #[error(transparent)]
     Topology(#[from] TopologyError),
@@ -442,10 +451,22 @@ impl Config {
                 Initiators::Only(list.iter().map(|&i| ProcessId(i as u16)).collect())
             }
         };
-        topology.check_initiators(&initiators).map_err(|e| match e {
+        // Chandy–Lamport: any initiator may start a snapshot alone. Barrier checkpoints: the
+        // coordinator triggers every initiator together, at the sources where there are any.
+        let checked = match self.algorithm {
+            Algorithm::ChandyLamport => topology.check_initiators(&initiators),
+            _ => topology.check_sources(&initiators),
+        };
+        checked.map_err(|e| match e {
             TopologyError::Unreachable { from, unreached } => {
                 let index = topology.process(&from).map_or(0, ProcessId::index);
                 ConfigError::Unreachable { name: from, index, unreached, place: place.clone() }
+            }
+            problem @ TopologyError::UnreachableTogether { .. } => {
+                ConfigError::BarrierInitiators { problem, place: place.clone() }
+            }
+            problem @ TopologyError::NotSource { .. } => {
+                ConfigError::BarrierInitiators { problem, place: String::new() }
             }
             other => other.into(),
         })?;
