@@ -394,14 +394,7 @@ impl Topology {
     /// [`Initiators::Any`] the graph must be strongly connected. The error names the first
     /// initiator that cannot, and the processes it cannot reach.
     pub fn check_initiators(&self, initiators: &Initiators) -> Result<(), TopologyError> {
-        let list: Vec<ProcessId> = match initiators {
-            Initiators::Any => self.processes().collect(),
-            Initiators::Only(list) if list.is_empty() => return Err(TopologyError::NoInitiators),
-            Initiators::Only(list) => list.clone(),
-        };
-        for &p in &list {
-            self.check_process(p)?;
-        }
+        let list = self.initiator_list(initiators)?;
         for &p in &list {
             let unreached = self.unreached(&self.reachable_from(&[p]));
             if !unreached.is_empty() {
@@ -410,14 +403,10 @@ impl Topology {
         }
         Ok(())
     }
-}
 
-impl Topology {
-    /// Checks the initiators of barrier checkpoints, which a coordinator triggers all together
-    /// (Flink's triggers every source task): together they must reach every process, and where
-    /// the topology has sources (processes with no input), every initiator must be one — so
-    /// with sources, the initiators are exactly the sources.
-    pub fn check_sources(&self, initiators: &Initiators) -> Result<(), TopologyError> {
+    /// The processes `initiators` allows, each checked to be one of the topology's; none is an
+    /// error.
+    fn initiator_list(&self, initiators: &Initiators) -> Result<Vec<ProcessId>, TopologyError> {
         let list: Vec<ProcessId> = match initiators {
             Initiators::Any => self.processes().collect(),
             Initiators::Only(list) if list.is_empty() => return Err(TopologyError::NoInitiators),
@@ -426,6 +415,15 @@ impl Topology {
         for &p in &list {
             self.check_process(p)?;
         }
+        Ok(list)
+    }
+
+    /// Checks the initiators of barrier checkpoints, which a coordinator triggers all together
+    /// (Flink's triggers every source task): together they must reach every process, and where
+    /// the topology has sources (processes with no input), every initiator must be one — so
+    /// with sources, the initiators are exactly the sources.
+    pub fn check_sources(&self, initiators: &Initiators) -> Result<(), TopologyError> {
+        let list = self.initiator_list(initiators)?;
         let sources: Vec<ProcessId> = self.processes().filter(|&p| self.incoming(p).is_empty()).collect();
         if !sources.is_empty() {
             if let Some(&p) = list.iter().find(|p| !sources.contains(p)) {
