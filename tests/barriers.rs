@@ -72,34 +72,17 @@ fn a_declined_checkpoint_is_aborted_and_the_next_one_completes() {
     }
 }
 
-/// `Pi -> Pj` for every `i < j`: no cycle, as a reactive application needs.
-fn dag(n: usize) -> Topology {
-    let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
-    Topology::new(names, (0..n).flat_map(|i| (i + 1..n).map(move |j| (ProcessId(i as u16), ProcessId(j as u16)))))
-        .unwrap()
-}
-
 #[test]
 fn a_stream_recovered_from_a_checkpoint_ends_as_the_failure_free_run_exactly_once() {
     let n = 4;
-    let t = dag(n);
+    // No cycle, as a reactive application needs.
+    let t = Topology::dataflow(n).unwrap();
     let initial: Vec<Stream> =
         (0..n).map(|i| Stream::new(ProcessId(i as u16), [3, 2][..].get(i).copied().unwrap_or(0))).collect();
-    // Items left waiting at the sink arrive in any order: backlogs compare as multisets.
-    let normal = |states: &[Stream]| -> Vec<Stream> {
-        states
-            .iter()
-            .map(|s| {
-                let mut s = *s;
-                s.backlog[..usize::from(s.waiting)].sort();
-                s
-            })
-            .collect()
-    };
+    // Houses with two or more inputs take them in any interleaving: the failure-free run ends in
+    // any of these states, each item taken in once, each channel's items in the order sent.
     let ends = quiet_outcomes(&t, initial.clone(), &[0; 4], &Setup::default(), false, 1 << 20).unwrap();
-    let ends: std::collections::HashSet<Vec<Stream>> = ends.iter().map(|e| normal(e)).collect();
-    assert_eq!(ends.len(), 1);
-    let expected = ends.into_iter().next().unwrap();
+    assert_eq!(ends.len(), 120);
     for algorithm in BARRIERS {
         for crashes in 0..3 {
             let mut cluster = Cluster::start(t.clone(), initial.clone(), options(algorithm)).unwrap();
@@ -121,7 +104,7 @@ fn a_stream_recovered_from_a_checkpoint_ends_as_the_failure_free_run_exactly_onc
             emit(&cluster, 0, 8);
             emit(&cluster, 1, 8);
             let outcome = cluster.shutdown().unwrap();
-            assert_eq!(normal(&outcome.states), expected, "{algorithm}, {crashes} crashes");
+            assert!(ends.contains(&outcome.states), "{algorithm}, {crashes} crashes: {:?}", outcome.states);
             assert_eq!(outcome.incarnations.len(), crashes + 1);
             assert!(outcome.incarnations.iter().skip(1).all(|i| i.restored_from.is_some()));
         }

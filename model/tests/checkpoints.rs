@@ -7,7 +7,7 @@ mod common;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ProcessId, SnapshotId};
 use common::{bad_input, config, model};
-use model::model::properties::{EXACTLY_ONCE, NO_CHANNEL_STATE, STORED_RECOVERS};
+use model::model::properties::{EXACTLY_ONCE, LEDGER, NO_CHANNEL_STATE, QUIET_AFTER_CRASH, STORED, STORED_RECOVERS};
 use model::model::state::State;
 use model::{Action, ChandyLamport, Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
 use stateright::Model;
@@ -17,8 +17,9 @@ fn data(file: &str) -> String {
 }
 
 /// `model check ARGS --json`: exits 0 with every property holding, exactly-once and the stored
-/// checkpoints' restores among them, exhaustively, over `states` states.
-fn holds(args: &[&str], states: u64, also: &[&str]) {
+/// checkpoints' restores among them, and the premises found (a checkpoint stored; with
+/// crashes, a quiet state after one), exhaustively, over `states` states. Returns the result.
+fn holds(args: &[&str], states: u64, also: &[&str]) -> serde_json::Value {
     let mut all = vec!["check", "--json"];
     all.extend_from_slice(args);
     let o = model(&all);
@@ -26,11 +27,24 @@ fn holds(args: &[&str], states: u64, also: &[&str]) {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["exhaustive"], true, "{args:?}");
     let props = v["properties"].as_array().expect("properties");
+    let verdict = |name: &str| props.iter().find(|p| p["name"] == name).map(|p| p["verdict"].clone());
     for name in [EXACTLY_ONCE, STORED_RECOVERS].iter().chain(also) {
-        let p = props.iter().find(|p| p["name"] == *name).unwrap_or_else(|| panic!("{args:?}: no {name}"));
-        assert_eq!(p["verdict"], "holds", "{args:?}: {name}");
+        assert_eq!(verdict(name), Some("holds".into()), "{args:?}: {name}");
     }
+    assert_eq!(verdict(STORED), Some("example_found".into()), "{args:?}");
+    let crashes = v["tallies"]["crashes"].as_u64().expect("tallies");
+    let premise = if crashes > 0 { Some("example_found".into()) } else { None };
+    assert_eq!(verdict(QUIET_AFTER_CRASH), premise, "{args:?}");
     assert_eq!(v["unique_states"], states, "{args:?}");
+    v
+}
+
+/// The tallies of a result: stores, crashes, restores, restores with channel state, steps to a
+/// quiet state after a crash.
+fn tallies(v: &serde_json::Value) -> [u64; 5] {
+    let t = &v["tallies"];
+    ["stores", "crashes", "restores", "restores_with_channel_state", "quiet_after_crash"]
+        .map(|k| t[k].as_u64().unwrap_or_else(|| panic!("no {k} in {t}")))
 }
 
 #[test]
@@ -56,6 +70,16 @@ fn the_acceptance_commands_exit_0_with_exactly_once_and_pinned_counts() {
 
 #[test]
 fn a_dataflow_job_recovers_exactly_once() {
+    // The acceptance commands: the default topology of --app stream is a dataflow job (P0 a
+    // source of 2 items, P0 -> P1, P0 -> P2, P1 -> P2: P2 joins two inputs).
+    for (algorithm, states, counts) in [
+        ("aligned", 9_082, [1_380, 5_428, 3_688, 0, 3_994]),
+        ("unaligned", 150_461, [33_114, 91_573, 71_389, 40_020, 52_484]),
+    ] {
+        let args = ["--algorithm", algorithm, "--app", "stream", "--crashes", "2", "--snapshots", "2"];
+        let v = holds(&args, states, &[]);
+        assert_eq!(tallies(&v), counts, "{algorithm}");
+    }
     let ring = data("stream-ring3.top");
     for (args, states) in [
         (vec!["--algorithm", "aligned", "--crashes", "1"], 3_730),
@@ -70,9 +94,36 @@ fn a_dataflow_job_recovers_exactly_once() {
 }
 
 #[test]
+fn a_pass_says_what_it_rests_on() {
+    // Each step of the state graph counted once, whatever the search: depth-first on two
+    // threads, breadth-first on one.
+    let dag = data("dag3.top");
+    let base = ["--algorithm", "aligned", "--topology", &dag, "--sends", "2", "--crashes", "1"];
+    let v = holds(&base, 11_650, &[NO_CHANNEL_STATE]);
+    // Aligned barriers on an acyclic graph: no restore carries channel state.
+    assert_eq!(tallies(&v), [1_680, 5_640, 280, 0, 1_110]);
+    let bfs = holds(&[&base[..], &["--strategy", "bfs", "--threads", "1"]].concat(), 11_650, &[]);
+    assert_eq!(tallies(&bfs), tallies(&v));
+    // Without crashes exactly-once has no recovered run to judge, and the verdict line says so.
+    let v = holds(&["--algorithm", "aligned", "--topology", &dag, "--sends", "2"], 5_640, &[]);
+    assert_eq!(tallies(&v), [840, 0, 0, 0, 0]);
+    let summary = v["summary"].as_str().unwrap();
+    assert!(summary.ends_with("; no crash (--crashes 0): exactly-once saw failure-free runs only"), "{summary}");
+    // A search that stops before any checkpoint is stored has not found the premise: exit 3.
+    let o = model(&["check", "--algorithm", "aligned", "--topology", &dag, "--crashes", "1", "--depth", "3"]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("no example yet for: a checkpoint is stored, a quiet state follows a crash"), "{out}");
+    // Chandy–Lamport has no checkpoints: no tallies, no premises.
+    let o = model(&["check", "--json", "--sends", "1"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(v.get("tallies").is_none() && !v["properties"].as_array().unwrap().iter().any(|p| p["name"] == STORED));
+}
+
+#[test]
 fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
-    // The dataflow job has no ledger, and with no crash exactly-once sees nothing: only restoring
-    // each stored checkpoint, as it is stored, shows that it was wrong.
+    // With no crash exactly-once sees nothing: the checkpoint is judged as it is stored, by the
+    // ledger (an item lost from it) and by restoring it and running on failure-free.
     let (dag, ring) = (data("dag3.top"), data("stream-ring3.top"));
     for (algorithm, variant, topology, steps) in [
         ("aligned", "process-after-barrier", &dag, 10),
@@ -84,11 +135,44 @@ fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
         let o = model(&[&args[..], &["--variant", variant, "--app", "stream", "--topology", topology]].concat());
         assert_eq!(o.status.code(), Some(1), "{variant}: {}", common::stderr(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-        let failed: Vec<&serde_json::Value> =
-            v["properties"].as_array().unwrap().iter().filter(|p| p["verdict"] == "counterexample").collect();
-        assert_eq!(failed.len(), 1, "{variant}: only the restore fails: {failed:?}");
-        assert_eq!(failed[0]["name"], STORED_RECOVERS, "{variant}");
-        assert_eq!(failed[0]["path"].as_array().map(Vec::len), Some(steps), "{variant}");
+        let failed: Vec<(&str, usize)> = v["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["verdict"] == "counterexample")
+            .map(|p| (p["name"].as_str().unwrap(), p["path"].as_array().map_or(0, Vec::len)))
+            .collect();
+        assert_eq!(failed, [(LEDGER, steps), (STORED_RECOVERS, steps)], "{variant}");
+    }
+}
+
+#[test]
+fn exactly_once_fails_alone_for_a_restore_reversed_or_misrouted() {
+    // Every item is restored once (the ledger and the stored checkpoints hold), but C, which
+    // joins A's and B's items, takes them in an order or from an input no failure-free run has.
+    let join = data("join3.top");
+    for variant in ["restore-reversed", "restore-misrouted"] {
+        for algorithm in ["aligned", "unaligned"] {
+            let args = ["check", "--json", "--strategy", "bfs", "--threads", "1", "--algorithm", algorithm];
+            let more = ["--variant", variant, "--app", "stream", "--topology", &join, "--initiators", "0,1"];
+            let o = model(&[&args[..], &more, &["--crashes", "1"]].concat());
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+            let failed: Vec<(&str, usize)> = v["properties"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["verdict"] == "counterexample")
+                .map(|p| (p["name"].as_str().unwrap(), p["path"].as_array().map_or(0, Vec::len)))
+                .collect();
+            let props = v["properties"].as_array().unwrap();
+            assert!(props.iter().any(|p| p["name"] == LEDGER && p["verdict"] == "holds"), "{variant}");
+            if algorithm == "aligned" {
+                // An acyclic join: aligned checkpoints hold no channel state, nothing to misplace.
+                assert_eq!((o.status.code(), failed), (Some(0), vec![]), "{variant} {algorithm}");
+            } else {
+                assert_eq!((o.status.code(), failed), (Some(1), vec![(EXACTLY_ONCE, 17)]), "{variant} {algorithm}");
+            }
+        }
     }
 }
 
@@ -131,7 +215,7 @@ fn coordinator_flags_are_checked() {
         "--theft cannot be used with --algorithm unaligned --properties full",
     );
     bad_input(
-        &["check", "--algorithm", "aligned", "--app", "stream", "--tokens", "3"],
+        &["check", "--algorithm", "aligned", "--app", "stream", "--topology", "complete", "--tokens", "3"],
         "--tokens: 9 tokens in all, but the stream application takes at most 8 in all",
     );
 }

@@ -28,7 +28,7 @@ const COMMANDS: &[(&str, usize)] = &[
     ("docs/src/big-configurations.md", 3),
     ("docs/src/reduction.md", 5),
     ("docs/src/scale-out.md", 6),
-    ("docs/src/checkpoints.md", 6),
+    ("docs/src/checkpoints.md", 9),
     ("docs/src/your-application.md", 4),
     ("docs/src/checking-logs.md", 12),
     ("docs/src/fault-variants.md", 5),

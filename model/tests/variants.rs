@@ -4,8 +4,9 @@
 
 mod common;
 
+use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::{Algorithm, Variant};
-use common::{config, run_with, verdict};
+use common::{config, run_app, run_with, verdict};
 use model::model::properties::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
     RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
@@ -25,6 +26,9 @@ enum Extra {
     TwoSnapshots,
     TwoSends,
     Barriers(Barriers),
+    /// The stream application on `join3.top` (sources A and B each feeding C), triggered at
+    /// both sources: C's state depends on the order and the origin of what it takes in.
+    StreamJoin(Barriers),
 }
 
 /// A barrier algorithm's run: the algorithm, a ring instead of the complete graph, and the
@@ -60,7 +64,7 @@ const ALIGNED_RING: Barriers = barriers(Algorithm::Aligned, true);
 const UNALIGNED_COMPLETE: Barriers = barriers(Algorithm::Unaligned, false);
 const UNALIGNED_RING: Barriers = barriers(Algorithm::Unaligned, true);
 
-const CAUGHT: [Caught; 21] = [
+const CAUGHT: [Caught; 23] = [
     (
         Variant::SendBeforeMarker,
         Extra::None,
@@ -118,6 +122,9 @@ const CAUGHT: [Caught; 21] = [
     (Variant::TriggerStopsAfterAbort, Extra::Barriers(decline(two(ALIGNED_RING, 1))), &[(TRIGGERING, 3)]),
     (Variant::NoCancellationBarriers, Extra::Barriers(decline(ALIGNED_COMPLETE)), &[(CHECKPOINTS_END, 13)]),
     (Variant::NoSubsumption, Extra::Barriers(two(ALIGNED_RING, 2)), &[(IDS_INCREASE, 16)]),
+    // The ledger holds: every item is restored once, but out of order or on the wrong input.
+    (Variant::RestoreReversed, Extra::StreamJoin(crash(UNALIGNED_RING)), &[(EXACTLY_ONCE, 17)]),
+    (Variant::RestoreMisrouted, Extra::StreamJoin(crash(UNALIGNED_RING)), &[(EXACTLY_ONCE, 17)]),
 ];
 
 const ALWAYS: [&str; 13] = [
@@ -146,7 +153,7 @@ fn configured(variant: Variant, extra: Extra) -> model::Config {
         Extra::None => {}
         Extra::TwoSnapshots => c.snapshots = 2,
         Extra::TwoSends => c.sends = 2,
-        Extra::Barriers(b) => {
+        Extra::Barriers(b) | Extra::StreamJoin(b) => {
             c.algorithm = b.algorithm;
             c.mode = model::Mode::Basic;
             if b.ring {
@@ -157,13 +164,28 @@ fn configured(variant: Variant, extra: Extra) -> model::Config {
                 model::Checkpointing { max_concurrent: b.max_concurrent, declines: b.declines, crashes: b.crashes };
         }
     }
+    if let Extra::StreamJoin(_) = extra {
+        c.topology = TopologySpec::File(format!("{}/tests/data/join3.top", env!("CARGO_MANIFEST_DIR")).into());
+        c.procs = None;
+        c.tokens = None;
+        c.initiators = InitiatorSpec::Only(vec![0, 1]);
+    }
     c
+}
+
+/// Checks `variant` with `extra` exhaustively, BFS on one thread, with the application `extra` names.
+fn checked(variant: Variant, extra: Extra) -> model::CheckResult {
+    let c = configured(variant, extra);
+    match extra {
+        Extra::StreamJoin(_) => run_app::<Stream>(&c, Strategy::Bfs),
+        _ => run_with(&c, Strategy::Bfs),
+    }
 }
 
 #[test]
 fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexamples() {
     for (variant, extra, fails) in CAUGHT {
-        let result = run_with(&configured(variant, extra), Strategy::Bfs);
+        let result = checked(variant, extra);
         assert!(!result.ok, "{variant} passed");
         assert_eq!(common::failing(&result), fails.to_vec(), "{variant}");
         for p in result.properties.iter().filter(|p| p.verdict == Verdict::Counterexample) {
@@ -188,14 +210,14 @@ fn every_variant_is_listed_and_every_always_property_is_broken_by_one() {
 #[test]
 fn the_correct_algorithm_passes_the_same_configurations() {
     let barriers = CAUGHT.iter().filter_map(|(_, extra, _)| match extra {
-        Extra::Barriers(_) => Some(*extra),
+        Extra::Barriers(_) | Extra::StreamJoin(_) => Some(*extra),
         _ => None,
     });
     for extra in [Extra::None, Extra::TwoSnapshots, Extra::TwoSends].into_iter().chain(barriers) {
-        let result = run_with(&configured(Variant::None, extra), Strategy::Bfs);
+        let result = checked(Variant::None, extra);
         assert!(result.ok, "{extra:?}");
         assert!(result.properties.iter().all(|p| !p.verdict.fails()), "{extra:?}");
-        if !matches!(extra, Extra::Barriers(_)) {
+        if !matches!(extra, Extra::Barriers(_) | Extra::StreamJoin(_)) {
             assert_eq!(verdict(&result, CROSSING), Verdict::Holds);
         }
     }

@@ -248,6 +248,12 @@ impl Topology {
         Self::build(n, (1..n).flat_map(|i| [(0, i), (i, 0)]))
     }
 
+    /// A dataflow graph: `Pi -> Pj` for every `i < j` (acyclic; `P0` its one source, `P(n-1)`
+    /// its one sink, every other process joining all those before it).
+    pub fn dataflow(n: usize) -> Result<Self, TopologyError> {
+        Self::build(n, (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))))
+    }
+
     /// Number of processes.
     pub fn len(&self) -> usize {
         self.names.len()
@@ -451,6 +457,10 @@ mod tests {
         assert_eq!(Topology::bidi_ring(4).unwrap().channels().len(), 8);
         assert_eq!(Topology::bidi_ring(2).unwrap().channels().len(), 2);
         assert_eq!(Topology::star(4).unwrap().channels().len(), 6);
+        let dataflow = Topology::dataflow(4).unwrap();
+        assert_eq!(dataflow.channels().len(), 6);
+        assert_eq!((dataflow.incoming(ProcessId(0)).len(), dataflow.outgoing(ProcessId(3)).len()), (0, 0));
+        assert_eq!(dataflow.channel_between(ProcessId(1), ProcessId(3)), Some(ChannelId(4)));
         let ring = Topology::ring(3).unwrap();
         assert_eq!(ring.channel_between(ProcessId(2), ProcessId(0)), Some(ChannelId(2)));
         assert_eq!(ring.channel_between(ProcessId(0), ProcessId(2)), None);

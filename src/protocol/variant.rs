@@ -70,6 +70,11 @@ pub enum Variant {
     /// The checkpoint coordinator: a completed checkpoint does not subsume older pending ones,
     /// which may complete later and replace it as the one a recovery restores.
     NoSubsumption,
+    /// Recovery: each channel's recorded items are put back in reverse order.
+    RestoreReversed,
+    /// Recovery: each house's recorded input channel state is put back on another of its
+    /// inputs, so the items seem to come from another upstream house.
+    RestoreMisrouted,
 }
 
 /// A variant name that does not exist.
@@ -82,7 +87,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 22] = [
+    pub const ALL: [Variant; 24] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -105,6 +110,8 @@ impl Variant {
         Variant::TriggerStopsAfterAbort,
         Variant::NoCancellationBarriers,
         Variant::NoSubsumption,
+        Variant::RestoreReversed,
+        Variant::RestoreMisrouted,
     ];
 
     /// The name used on the command line.
@@ -132,6 +139,8 @@ impl Variant {
             Variant::TriggerStopsAfterAbort => "trigger-stops-after-abort",
             Variant::NoCancellationBarriers => "no-cancellation-barriers",
             Variant::NoSubsumption => "no-subsumption",
+            Variant::RestoreReversed => "restore-reversed",
+            Variant::RestoreMisrouted => "restore-misrouted",
         }
     }
 
@@ -182,6 +191,10 @@ impl Variant {
             Variant::NoSubsumption => {
                 "(coordinator) a completed checkpoint leaves older pending ones, which may complete after it"
             }
+            Variant::RestoreReversed => "(recovery) each channel's recorded items are put back in reverse order",
+            Variant::RestoreMisrouted => {
+                "(recovery) a house's recorded input channel state is put back on another of its inputs"
+            }
         }
     }
 
@@ -194,6 +207,9 @@ impl Variant {
             Variant::WrongInflightChannels | Variant::MixedBarriersAfterDecline => Algorithm::Unaligned,
             // A fault of the coordinator, which both barrier algorithms use: pinned under aligned.
             Variant::TriggerStopsAfterAbort | Variant::NoSubsumption => Algorithm::Aligned,
+            // A fault of recovery, which both use: pinned under unaligned, whose checkpoints
+            // hold channel state on any graph.
+            Variant::RestoreReversed | Variant::RestoreMisrouted => Algorithm::Unaligned,
             _ => Algorithm::ChandyLamport,
         }
     }
@@ -207,12 +223,17 @@ impl Variant {
     pub fn applies_to(self, algorithm: Algorithm) -> bool {
         self == Variant::None
             || self.algorithm() == algorithm
-            || (self.is_coordinator_fault() && algorithm != Algorithm::ChandyLamport)
+            || ((self.is_coordinator_fault() || self.is_recovery_fault()) && algorithm != Algorithm::ChandyLamport)
     }
 
     /// True for faults of the checkpoint coordinator rather than of the processes.
     pub(crate) fn is_coordinator_fault(self) -> bool {
         matches!(self, Variant::TriggerStopsAfterAbort | Variant::NoSubsumption)
+    }
+
+    /// True for faults of what a recovery restores ([`crate::protocol::restored_channels`]).
+    pub fn is_recovery_fault(self) -> bool {
+        matches!(self, Variant::RestoreReversed | Variant::RestoreMisrouted)
     }
 
     /// True for faults of the channels rather than of the marker rules.
@@ -259,6 +280,9 @@ mod tests {
         assert!(!Variant::LateRecord.applies_to(Algorithm::Aligned));
         assert!(!Variant::ProcessAfterBarrier.applies_to(Algorithm::ChandyLamport));
         assert!(!Variant::WrongInflightChannels.applies_to(Algorithm::Aligned));
+        assert!(Variant::RestoreReversed.applies_to(Algorithm::Aligned));
+        assert!(!Variant::RestoreMisrouted.applies_to(Algorithm::ChandyLamport));
+        assert!(Variant::RestoreMisrouted.is_recovery_fault() && !Variant::NoSubsumption.is_recovery_fault());
         let err = "fifo".parse::<Variant>().unwrap_err();
         assert!(err.to_string().contains("unknown variant \"fifo\""));
         assert!(err.to_string().contains("late-record"));

@@ -5,7 +5,8 @@ use std::fmt::Debug;
 
 use crate::check::{Event, Trace};
 use crate::protocol::{
-    Algorithm, Application, Coordinator, GlobalSnapshot, GlobalState, ProcessId, SnapshotId, Topology,
+    restored_channels, Algorithm, Application, Coordinator, GlobalSnapshot, GlobalState, ProcessId, SnapshotId,
+    Topology,
 };
 
 use super::collector::{Checkpointing, Collector};
@@ -231,7 +232,10 @@ impl<A: Service> Cluster<A> {
         self.collector.send(ToCollector::Failover { reply: tx }).map_err(|_| RuntimeError::Stopped)?;
         let latest = rx.recv().map_err(|_| RuntimeError::Stopped)?;
         let start = match &latest {
-            Some(checkpoint) => checkpoint.state.clone(),
+            Some(checkpoint) => GlobalState {
+                processes: checkpoint.state.processes.clone(),
+                channels: restored_channels(self.options.variant, &self.topology, &checkpoint.state.channels),
+            },
             None => GlobalState {
                 processes: self.initial.clone(),
                 channels: vec![Vec::new(); self.topology.channels().len()],

@@ -170,11 +170,12 @@ pub(crate) struct ModelArgs {
     /// Houses, 2–16: the most a model state holds (for a .top topology, taken from the file).
     #[arg(long)]
     pub(crate) procs: Option<usize>,
-    /// complete, ring, bidi-ring, star, or a FILE.top (the course format: self-links are
-    /// ignored with a warning).
-    #[arg(long, default_value = "complete")]
-    pub(crate) topology: TopologySpec,
-    /// Jars per house (default 2, or the file's).
+    /// complete, ring, bidi-ring, star, dataflow (Pi->Pj for every i<j, P0 the one source),
+    /// or a FILE.top (the course format: self-links are ignored with a warning). Default:
+    /// complete; with --app stream, dataflow.
+    #[arg(long)]
+    pub(crate) topology: Option<TopologySpec>,
+    /// Jars per house (default 2, or the file's); on a dataflow topology, the source's only.
     #[arg(long)]
     pub(crate) tokens: Option<u32>,
     /// Actions per house: one-jar transfers (and sales with --internal), 0–20.
@@ -285,11 +286,16 @@ pub(crate) struct CheckerArgs {
 pub(crate) const SYMMETRY_MAX_HOUSES: usize = 10;
 
 impl ModelArgs {
+    /// `--topology`, or the default for application `app`: a dataflow job for the stream.
+    pub(crate) fn topology(&self, app: &str) -> TopologySpec {
+        self.topology.clone().unwrap_or(if app == "stream" { TopologySpec::Dataflow } else { TopologySpec::Complete })
+    }
+
     /// The model, with the topology file's warnings printed to stderr.
     pub(crate) fn build<A: Spec>(&self) -> anyhow::Result<ChandyLamport<A>> {
         let config = Config {
             procs: self.procs,
-            topology: self.topology.clone(),
+            topology: self.topology(A::NAME),
             tokens: self.tokens,
             sends: self.sends,
             initiators: self.initiators.clone(),
@@ -311,14 +317,14 @@ impl ModelArgs {
         };
         let resolved = config.resolve()?;
         if let Some((p, t)) = chandy_lamport::apps::spec::too_many_tokens::<A>(&resolved.tokens) {
-            let source = match &self.topology {
+            let source = match &self.topology(A::NAME) {
                 TopologySpec::File(path) => path.display().to_string(),
                 _ => "--tokens".to_string(),
             };
             match p {
                 Some(p) => anyhow::bail!(
                     "{source}{}: {t} tokens, but the {} application takes at most {}",
-                    if matches!(self.topology, TopologySpec::File(_)) {
+                    if matches!(self.topology(A::NAME), TopologySpec::File(_)) {
                         format!(" (house {})", resolved.topology.name(p))
                     } else {
                         String::new()

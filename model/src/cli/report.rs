@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::options::{CheckOptions, Strategy};
 use crate::engine::shard::Part;
+pub use crate::model::system::Tallies;
 
 /// Exit code: exhaustive, and every property holds.
 pub const EXIT_OK: u8 = 0;
@@ -110,6 +111,10 @@ pub struct CheckResult {
     pub summary: String,
     /// The command's exit code for this outcome.
     pub exit_code: u8,
+    /// Barrier algorithms: what the explored steps did — checkpoints stored, crashes, restores
+    /// — so that a pass can be told from a vacuous one (not in a shard's or a merge's result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tallies: Option<Tallies>,
     /// A shard's part of a split check (`--shard I/N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardInfo>,
@@ -186,6 +191,10 @@ pub(crate) fn conclude(result: &mut CheckResult, opts: &CheckOptions) {
     result.exit_code = exit_code(result);
     result.ok = result.exit_code == EXIT_OK;
     result.summary = summary(result, opts);
+    // Exhaustive with no crash: only with --crashes 0.
+    if result.tallies.is_some_and(|t| t.crashes == 0) && result.exhaustive {
+        result.summary.push_str("; no crash (--crashes 0): exactly-once saw failure-free runs only");
+    }
 }
 
 /// 1 when a property fails (a counterexample wins over everything), else 3 when some verdict
@@ -332,6 +341,18 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
             result.max_depth,
             result.seconds
         )?,
+    }
+    if let Some(t) = &result.tallies {
+        writeln!(
+            out,
+            "steps that stored a checkpoint {}, crashes {}, restores of a checkpoint {} ({} with channel state), \
+             steps to a quiet state after a crash {}",
+            group(t.stores as usize),
+            group(t.crashes as usize),
+            group(t.restores as usize),
+            group(t.restores_with_channel_state as usize),
+            group(t.quiet_after_crash as usize)
+        )?;
     }
     writeln!(out, "{}", result.summary)
 }

@@ -8,6 +8,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::Algorithm;
 use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
 
 use super::options::{CheckOptions, Strategy};
@@ -274,6 +275,9 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
 ) -> CheckResult {
     let seconds = start.elapsed().as_secs_f64();
     let model = checker.model();
+    // Read before the discoveries' paths are rebuilt, which takes steps again. A shard's steps
+    // include the prefix every shard computes: not counted.
+    let tallies = (model.cfg.algorithm != Algorithm::ChandyLamport && opts.shard.is_none()).then(|| model.tallies());
     let states = checker.state_count();
     let unique_states = checker.unique_state_count();
     let deepest = steps(checker, opts);
@@ -341,6 +345,7 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
         properties,
         summary: String::new(),
         exit_code: EXIT_OK,
+        tallies,
         shard: None,
         merged: None,
     };

@@ -422,6 +422,7 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
         properties,
         summary: String::new(),
         exit_code: 0,
+        tallies: None,
         shard: None,
         merged: Some(MergeInfo { count, split_depth, prefix_states, frontier, config, version, shards }),
     };

@@ -22,6 +22,9 @@ pub enum TopologySpec {
     BidiRing,
     /// Hub `P0` with roads both ways to every other house.
     Star,
+    /// `Pi -> Pj` for every `i < j`: a dataflow job whose one source, `P0`, holds the tokens
+    /// (the other houses none).
+    Dataflow,
     /// A `.top` file (its node count and tokens are used).
     File(PathBuf),
 }
@@ -34,9 +37,12 @@ impl FromStr for TopologySpec {
             "ring" => TopologySpec::Ring,
             "bidi-ring" => TopologySpec::BidiRing,
             "star" => TopologySpec::Star,
+            "dataflow" => TopologySpec::Dataflow,
             path if path.ends_with(".top") => TopologySpec::File(PathBuf::from(path)),
             other => {
-                return Err(format!("unknown topology {other:?}: expected complete, ring, bidi-ring, star or FILE.top"))
+                return Err(format!(
+                    "unknown topology {other:?}: expected complete, ring, bidi-ring, star, dataflow or FILE.top"
+                ))
             }
         })
     }
@@ -49,6 +55,7 @@ impl fmt::Display for TopologySpec {
             TopologySpec::Ring => f.write_str("ring"),
             TopologySpec::BidiRing => f.write_str("bidi-ring"),
             TopologySpec::Star => f.write_str("star"),
+            TopologySpec::Dataflow => f.write_str("dataflow"),
             TopologySpec::File(p) => write!(f, "{}", p.display()),
         }
     }
@@ -428,6 +435,7 @@ impl Config {
                     TopologySpec::Complete => Topology::complete(n),
                     TopologySpec::Ring => Topology::ring(n),
                     TopologySpec::BidiRing => Topology::bidi_ring(n),
+                    TopologySpec::Dataflow => Topology::dataflow(n),
                     _ => Topology::star(n),
                 }?;
                 (t, None, String::new())
@@ -435,9 +443,12 @@ impl Config {
         };
         let n = topology.len();
         let tokens = match (self.tokens, file_tokens) {
-            (Some(t), _) => vec![t; n],
-            (None, Some(file)) => file,
-            (None, None) => vec![2; n],
+            (_, Some(file)) if self.tokens.is_none() => file,
+            // Only the dataflow job's source holds tokens.
+            (t, _) if self.topology == TopologySpec::Dataflow => {
+                (0..n).map(|p| if p == 0 { t.unwrap_or(2) } else { 0 }).collect()
+            }
+            (t, _) => vec![t.unwrap_or(2); n],
         };
         let initiators = match &self.initiators {
             InitiatorSpec::Any => Initiators::Any,

@@ -36,8 +36,13 @@ pub const EXACTLY_ONCE: &str = "exactly-once: every quiet state is the failure-f
 /// Barrier algorithms: every stored checkpoint is judged when stored, by restoring it.
 pub const STORED_RECOVERS: &str = "every stored checkpoint restores to a failure-free end";
 
+/// Barrier algorithms, the premise of the ledger and of the stored checkpoints' restores.
+pub const STORED: &str = "a checkpoint is stored";
+/// Barrier algorithms with crashes, the premise of exactly-once.
+pub const QUIET_AFTER_CRASH: &str = "a quiet state follows a crash";
+
 /// The fixed properties, in latch order.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 19] = [
     ACCEPTS,
     CROSSING,
     RECORDS,
@@ -55,6 +60,8 @@ pub const NAMES: [&str; 17] = [
     NO_CHANNEL_STATE,
     EXACTLY_ONCE,
     STORED_RECOVERS,
+    STORED,
+    QUIET_AFTER_CRASH,
 ];
 
 /// The latch of "a snapshot detects P".

@@ -12,7 +12,8 @@ use super::literal;
 use super::names::{index, AFTER, DETECTS};
 pub use super::names::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, NEVER_OCCURRED,
-    NO_CHANNEL_STATE, OVERLAP, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
+    NO_CHANNEL_STATE, OVERLAP, QUIET_AFTER_CRASH, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, STORED, STORED_RECOVERS,
+    TERMINATES, TRIGGERING,
 };
 use super::state::{Recorded, State};
 use super::system::{sound, ChandyLamport};
@@ -21,7 +22,7 @@ type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
 /// The fixed property kinds, with the fixed index of their latches; the application's example
 /// properties (see [`chandy_lamport::Stable::examples`]) take the two latches after them.
-fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 17] {
+fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 19] {
     [
         (ACCEPTS, Expectation::Always, accepts),
         (CROSSING, Expectation::Always, crossing),
@@ -40,6 +41,8 @@ fn fixed<A: Spec>() -> [(&'static str, Expectation, Condition<A>); 17] {
         (NO_CHANNEL_STATE, Expectation::Always, no_channel_state),
         (EXACTLY_ONCE, Expectation::Always, exactly_once),
         (STORED_RECOVERS, Expectation::Always, stored_recovers),
+        (STORED, Expectation::Sometimes, stored),
+        (QUIET_AFTER_CRASH, Expectation::Sometimes, quiet_after_crash),
     ]
 }
 
@@ -60,7 +63,8 @@ pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
             TERMINATES => !coordinated,
             CHECKPOINTS_END | IDS_INCREASE | TRIGGERING => coordinated,
             NO_CHANNEL_STATE => cfg.algorithm == Algorithm::Aligned && acyclic(m),
-            EXACTLY_ONCE | STORED_RECOVERS => coordinated,
+            EXACTLY_ONCE | STORED_RECOVERS | STORED => coordinated,
+            QUIET_AFTER_CRASH => coordinated && cfg.checkpointing.crashes > 0,
             _ if cfg.mode == Mode::Basic => false,
             OVERLAP => cfg.snapshots >= 2,
             NEVER_OCCURRED => cfg.mode == Mode::Literal && cfg.internal,
@@ -221,8 +225,7 @@ fn no_channel_state<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 fn exactly_once<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(EXACTLY_ONCE), false, || {
         let Some(expected) = m.expected.as_ref() else { return false };
-        let quiet = m.y_live(s) & 1 != 0 && s.procs.iter().all(|p| p.buffered_all().next().is_none());
-        !quiet || expected.contains(&s.apps())
+        !m.quiet(s) || expected.contains(&s.apps())
     })
 }
 
@@ -233,6 +236,16 @@ fn stored_recovers<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     m.latched(index(STORED_RECOVERS), false, || {
         s.ckpt.as_ref().is_some_and(|ck| ck.latest.as_ref().is_none_or(|l| m.recovers(l)))
     })
+}
+
+/// The premise of the ledger and of the stored checkpoints' restores: they judge something.
+fn stored<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(STORED), true, || s.ckpt.as_ref().is_some_and(|ck| ck.latest.is_some()))
+}
+
+/// The premise of exactly-once beyond the failure-free run: a run that crashed ends quiet.
+fn quiet_after_crash<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
+    m.latched(index(QUIET_AFTER_CRASH), true, || m.after_crash(s) && m.quiet(s))
 }
 
 fn accepts<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {

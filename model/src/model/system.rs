@@ -6,7 +6,7 @@
 //! "the core accepts every step the model offers".
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chandy_lamport::apps::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
@@ -135,6 +135,24 @@ pub struct ChandyLamport<A: Spec> {
     /// Barrier algorithms: for each checkpoint stored so far, whether every quiet end its
     /// failure-free continuation reaches is one of [`ChandyLamport::expected`].
     recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
+    /// Barrier algorithms: what the steps taken so far did (see [`Tallies`]).
+    tallies: [AtomicU64; 5],
+}
+
+/// Barrier algorithms: what the steps of a check did, each step counted once per state it was
+/// taken from (the state graph's edges), so that a pass can be told from a vacuous one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Tallies {
+    /// Steps that stored a completed checkpoint.
+    pub stores: u64,
+    /// Crashes.
+    pub crashes: u64,
+    /// Crashes that restored a stored checkpoint (the others restart from the initial states).
+    pub restores: u64,
+    /// Restores that put channel state back in transit.
+    pub restores_with_channel_state: u64,
+    /// Steps after a crash that reached a quiet state (where exactly-once is judged).
+    pub quiet_after_crash: u64,
 }
 
 impl<A: Spec> ChandyLamport<A> {
@@ -154,7 +172,41 @@ impl<A: Spec> ChandyLamport<A> {
             })
             .flatten();
         let recovers = Mutex::new(HashMap::new());
-        ChandyLamport { cfg, setup, predicates, initial_total, core_variant, latches, sym: 0, expected, recovers }
+        let tallies = Default::default();
+        ChandyLamport {
+            cfg,
+            setup,
+            predicates,
+            initial_total,
+            core_variant,
+            latches,
+            sym: 0,
+            expected,
+            recovers,
+            tallies,
+        }
+    }
+
+    /// What the steps taken so far did (barrier algorithms; zeros with Chandy–Lamport).
+    pub fn tallies(&self) -> Tallies {
+        let [stores, crashes, restores, restores_with_channel_state, quiet_after_crash] =
+            self.tallies.each_ref().map(|t| t.load(Ordering::Relaxed));
+        Tallies { stores, crashes, restores, restores_with_channel_state, quiet_after_crash }
+    }
+
+    fn tally(&self, which: usize) {
+        self.tallies[which].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Quiet: the trade is over, and nothing is in transit or buffered (where exactly-once is
+    /// judged).
+    pub fn quiet(&self, s: &State<A>) -> bool {
+        self.y_live(s) & 1 != 0 && s.procs.iter().all(|p| p.buffered_all().next().is_none())
+    }
+
+    /// Whether `s` comes after a crash (barrier algorithms).
+    pub fn after_crash(&self, s: &State<A>) -> bool {
+        s.ckpt.as_ref().is_some_and(|ck| ck.crashes < self.cfg.checkpointing.crashes)
     }
 
     /// Whether `stored`, restored and run failure-free (its houses with their budgets, its
@@ -859,6 +911,7 @@ impl<A: Spec> ChandyLamport<A> {
                             }
                         }
                         ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
+                        self.tally(0);
                         let mut over = subsumed;
                         over.push(s);
                         self.discard(&mut next, &over);
@@ -876,6 +929,9 @@ impl<A: Spec> ChandyLamport<A> {
                 self.apply(&mut next, p, StepInput::Idle, fx, 0);
             }
             Action::Crash => self.recover(&mut next)?,
+        }
+        if self.after_crash(&next) && self.quiet(&next) {
+            self.tally(4);
         }
         self.completed(&mut next, done_before);
         if let Some(h) = next.history.as_mut() {
@@ -895,13 +951,21 @@ impl<A: Spec> ChandyLamport<A> {
         ck.triggers = [0; MAX_HOUSES];
         ck.budgets.clear();
         let latest = ck.latest.clone();
+        self.tally(1);
+        if let Some(stored) = latest.as_ref() {
+            self.tally(2);
+            if stored.rec.channels.iter().any(|c| !c.is_empty()) {
+                self.tally(3);
+            }
+        }
         if let Some(g) = next.ghost.as_mut() {
             g.on_crash(latest.as_ref().map(|l| l.id.0 as usize));
         }
         let mut chans = Chans::new(t.channels().len());
         let procs = match latest.as_deref() {
             Some(stored) => {
-                for (c, record) in stored.rec.channels.iter().enumerate() {
+                let restored = chandy_lamport::protocol::restored_channels(self.cfg.variant, t, &stored.rec.channels);
+                for (c, record) in restored.iter().enumerate() {
                     for cart in record {
                         chans.push(c, Packet { msg: Message::App(*cart), tag: 0 });
                     }
