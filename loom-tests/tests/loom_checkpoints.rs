@@ -79,9 +79,9 @@ fn process_after_barrier_is_caught_as_an_inward_crossing() {
 }
 
 #[test]
-fn wrong_inflight_channels_is_caught_as_a_missing_cart() {
+fn partial_output_buffers_is_caught_as_a_missing_cart() {
     let failure =
-        find_failure("wrong-inflight-channels", Some(1), || Scenario::buffered(3).run(Variant::WrongInflightChannels));
+        find_failure("partial-output-buffers", Some(1), || Scenario::buffered(3).run(Variant::PartialOutputBuffers));
     let Failure::Violation(v) = failure else { panic!("expected a violation, got {failure:?}") };
     assert!(matches!(v, Violation::MissingMessage { .. }), "{v}");
 }

@@ -75,9 +75,9 @@ fn a_stream_crashed_and_recovered_is_exactly_once() {
 const FIND: Schedules = Schedules { draw: Draw::Random, seed: 0x5eed, iterations: 500 };
 
 #[test]
-fn wrong_inflight_channels_is_caught_as_a_missing_cart() {
+fn partial_output_buffers_is_caught_as_a_missing_cart() {
     let failure =
-        find_failure("wrong-inflight-channels", FIND, || Scenario::buffered(8).run(Variant::WrongInflightChannels));
+        find_failure("partial-output-buffers", FIND, || Scenario::buffered(8).run(Variant::PartialOutputBuffers));
     let Failure::Violation(v) = failure else { panic!("expected a violation, got {failure:?}") };
     assert!(matches!(v, Violation::MissingMessage { .. }), "{v}");
 }

@@ -128,7 +128,7 @@ fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
     for (algorithm, variant, topology, steps) in [
         ("aligned", "process-after-barrier", &dag, 10),
         ("aligned", "aligned-cycle-no-backedge", &ring, 14),
-        ("unaligned", "wrong-inflight-channels", &dag, 10),
+        ("unaligned", "partial-output-buffers", &dag, 10),
     ] {
         // BFS on one thread: the counterexample is a shortest.
         let args = ["check", "--json", "--strategy", "bfs", "--threads", "1", "--algorithm", algorithm];

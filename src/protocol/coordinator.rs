@@ -180,9 +180,7 @@ impl Coordinator {
         };
         self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
         self.latest = Some(snapshot);
-        if !subsumed.is_empty() {
-            self.aborted();
-        }
+        self.aborted();
         Ok(Ack::Completed { subsumed })
     }
 
@@ -199,25 +197,38 @@ impl Coordinator {
     }
 
     /// The job fails over: every pending checkpoint is aborted (returned, oldest first) and
-    /// periodic triggering restarts.
+    /// periodic triggering restarts (trigger-stops-after-abort, FLINK-13256: a periodic trigger
+    /// cancelled at max-concurrent stays cancelled, since no pending checkpoint is left to end
+    /// and reschedule it).
     pub fn failover(&mut self) -> Vec<SnapshotId> {
         let aborted: Vec<SnapshotId> = self.pending.drain(..).map(|c| c.id).collect();
-        // Triggering is stopped while the job restarts, then rescheduled (trigger-stops-after-abort:
-        // not when the failover aborted a checkpoint).
         if self.variant != Variant::TriggerStopsAfterAbort {
             self.scheduled = true;
-        } else if !aborted.is_empty() {
-            self.scheduled = false;
         }
         aborted
     }
 
-    /// Bookkeeping after an abort. trigger-stops-after-abort (FLINK-13256): triggering is not
-    /// rescheduled.
-    fn aborted(&mut self) {
-        if self.variant == Variant::TriggerStopsAfterAbort {
+    /// The periodic timer fires while `max_concurrent` checkpoints are pending. Flink drops the
+    /// request and the timer runs on: nothing changes (false). trigger-stops-after-abort
+    /// (FLINK-13256): the periodic trigger is cancelled until a pending checkpoint completes or
+    /// is declined (true when that changed anything).
+    pub fn timer_at_max(&mut self) -> bool {
+        let cancels = self.timer_cancels();
+        if cancels {
             self.scheduled = false;
         }
+        cancels
+    }
+
+    /// Whether [`Coordinator::timer_at_max`] would change anything now.
+    pub fn timer_cancels(&self) -> bool {
+        self.variant == Variant::TriggerStopsAfterAbort && self.scheduled && self.pending.len() >= self.max_concurrent
+    }
+
+    /// Bookkeeping after a pending checkpoint ended (completed, subsumed or declined): a
+    /// periodic trigger cancelled at max-concurrent is rescheduled.
+    fn aborted(&mut self) {
+        self.scheduled = true;
     }
 }
 
@@ -313,28 +324,44 @@ mod tests {
     }
 
     #[test]
-    fn trigger_stops_after_abort_variant_stops_triggering_after_any_abort() {
-        for abort in 0..3 {
+    fn a_timer_at_max_concurrent_changes_nothing_in_the_correct_coordinator() {
+        let mut c = Coordinator::new(1, 1, Variant::None);
+        let a = c.trigger().unwrap();
+        assert!(!c.timer_at_max());
+        assert!(c.is_scheduled());
+        assert_eq!(c.failover(), vec![a]);
+        assert!(c.can_trigger());
+    }
+
+    #[test]
+    fn trigger_stops_after_abort_variant_loses_the_timer_only_on_a_failover() {
+        // FLINK-13256: the timer fires at max-concurrent and is cancelled; the pending
+        // checkpoint's completion or decline reschedules it, a failover's abort does not.
+        for end in 0..3 {
             let mut c = Coordinator::new(1, 2, Variant::TriggerStopsAfterAbort);
             let a = c.trigger().unwrap();
-            match abort {
-                0 => assert!(c.decline(a)),
-                1 => assert_eq!(c.failover(), vec![a]),
+            assert!(!c.timer_at_max(), "one of two pending: the timer triggers");
+            let b = c.trigger().unwrap();
+            assert!(c.timer_at_max() && !c.is_scheduled());
+            assert!(!c.timer_at_max(), "already cancelled");
+            match end {
+                0 => assert!(c.decline(b)),
+                1 => assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] })),
                 _ => {
-                    let b = c.trigger().unwrap();
-                    assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] }));
+                    assert_eq!(c.failover(), vec![a, b]);
+                    assert!(!c.is_scheduled() && !c.can_trigger());
+                    let err = c.trigger();
+                    assert!(matches!(err, Err(CoordinatorError::CannotTrigger { scheduled: false, .. })), "{err:?}");
+                    assert!(err.unwrap_err().to_string().contains("triggering stopped"));
+                    continue;
                 }
             }
-            assert!(!c.is_scheduled() && !c.can_trigger(), "abort {abort}");
-            let err = c.trigger();
-            assert!(matches!(err, Err(CoordinatorError::CannotTrigger { scheduled: false, .. })), "{err:?}");
-            assert!(err.unwrap_err().to_string().contains("triggering stopped"));
+            assert!(c.is_scheduled() && c.can_trigger(), "end {end}");
         }
-        // Without an abort, it keeps triggering; a failover with nothing pending aborts nothing.
+        // Without the timer at max-concurrent, a failover reschedules nothing it had not.
         let mut c = Coordinator::new(1, 1, Variant::TriggerStopsAfterAbort);
-        assert!(c.failover().is_empty() && c.can_trigger());
         let a = c.trigger().unwrap();
-        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.failover(), vec![a]);
         assert!(c.can_trigger());
     }
 }

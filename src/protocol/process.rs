@@ -355,8 +355,14 @@ impl<A: Application> Process<A> {
     /// `send-before-marker` and `late-record` faults defer anything; a driver flushes a process
     /// when it is idle, so that deferred markers and recordings still happen.
     pub fn has_deferred(&self) -> bool {
-        !self.held.as_slice().is_empty()
-            || (self.variant == Variant::LateRecord && self.slots.iter().any(|s| s.state.is_none()))
+        !self.held.as_slice().is_empty() || (self.defers_recording() && self.slots.iter().any(|s| s.state.is_none()))
+    }
+
+    /// `late-record` and `deferred-unaligned-checkpoint` (FLINK-17568): a first marker or
+    /// barrier starts the snapshot, but the state is recorded (and the markers sent) only after
+    /// one more incoming message is taken in, or when the process is idle.
+    fn defers_recording(&self) -> bool {
+        matches!(self.variant, Variant::LateRecord | Variant::DeferredUnalignedCheckpoint)
     }
 
     /// The process is idle: deferred markers leave and deferred recordings happen.
@@ -374,7 +380,7 @@ impl<A: Application> Process<A> {
 
     /// `late-record`: recordings held back since a first marker happen now.
     fn record_pending(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
-        if self.variant != Variant::LateRecord {
+        if !self.defers_recording() {
             return;
         }
         while let Some(i) = self.slots.iter().position(|s| s.state.is_none()) {
@@ -454,7 +460,7 @@ impl<A: Application> Process<A> {
         }
         self.release_markers(topology, out);
         // late-record: recordings held back by an earlier marker happen after this message.
-        let pending: SmallVec<[SnapshotId; 1]> = if self.variant == Variant::LateRecord {
+        let pending: SmallVec<[SnapshotId; 1]> = if self.defers_recording() {
             self.slots.iter().filter(|s| s.state.is_none()).map(|s| s.id).collect()
         } else {
             SmallVec::new()
@@ -613,7 +619,7 @@ impl<A: Application> Process<A> {
             }
             self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
-            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
+            if !self.defers_recording() && self.aligned(topology, i) {
                 self.record(topology, i, false, out);
             }
             return Ok(());
@@ -626,11 +632,15 @@ impl<A: Application> Process<A> {
             };
         }
         if self.slots[i].state.is_none() {
-            // Aligning (or late-record, still holding back): the record of this channel is
-            // empty too; aligned barriers record once the last one they wait for is in.
+            // Aligning (or deferring, still holding back): the record of this channel is the
+            // data its barrier overtook (none but unaligned); aligned barriers record once the
+            // last one they wait for is in.
+            for msg in overtaken {
+                self.slots[i].push(idx, msg.clone(), false);
+            }
             self.slots[i].closed.set(idx);
             out.push(Effect::Closed { snapshot, channel });
-            if self.variant != Variant::LateRecord && self.aligned(topology, i) {
+            if !self.defers_recording() && self.aligned(topology, i) {
                 self.record(topology, i, false, out);
             }
             return Ok(());
@@ -692,7 +702,7 @@ impl<A: Application> Process<A> {
         if self.algorithm == Algorithm::Unaligned {
             // The barriers overtake the output buffers: what they hold is channel state.
             self.slots[i].output = self.out.clone();
-            if self.variant == Variant::WrongInflightChannels {
+            if self.variant == Variant::PartialOutputBuffers {
                 // Only the first outgoing channel is checked for in-flight data.
                 self.slots[i].output = Rare::default();
                 for &(j, ref m) in self.out.as_slice().iter().filter(|(j, _)| *j == 0) {

@@ -144,6 +144,8 @@ impl<A: Application> Slot<A> {
 
     /// Whether messages arriving on incoming channel number `i` are being recorded.
     pub(super) fn records_on(&self, i: usize, variant: Variant) -> bool {
+        // wrong-inflight-channels (FLINK-18139): the gate-local index, 0, stands for every input.
+        let i = if variant == Variant::WrongInflightChannels { 0 } else { i };
         self.state.is_some()
             && !self.is_complete()
             && (!self.closed.get(i) || variant == Variant::KeepRecordingAfterMarker)

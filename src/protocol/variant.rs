@@ -54,15 +54,16 @@ pub enum Variant {
     /// Aligned barriers on a cycle: back edges are not waited for, but what arrives on them
     /// between the recording and their barrier is not logged either.
     AlignedCycleNoBackedge,
-    /// Unaligned barriers (FLINK-18139): the wrong channels are checked for in-flight data: only
-    /// the first outgoing channel's output buffer is recorded.
-    WrongInflightChannels,
+    /// Unaligned barriers: only the first outgoing channel's output buffer is recorded (an
+    /// output-side analogue of FLINK-18139, no Flink bug).
+    PartialOutputBuffers,
     /// Unaligned barriers (FLINK-20654, FLINK-21104): after a decline, an obsolete barrier of
     /// the declined checkpoint, arriving before its cancellation, is taken for the barrier of the
     /// checkpoint in progress on that channel.
     MixedBarriersAfterDecline,
-    /// The checkpoint coordinator (FLINK-13256): once a checkpoint is aborted, periodic
-    /// triggering is never rescheduled.
+    /// The checkpoint coordinator (FLINK-13256): the periodic timer, firing while
+    /// max-concurrent checkpoints are pending, is cancelled until one of them completes or is
+    /// declined; a failover aborts them all and never reschedules it.
     TriggerStopsAfterAbort,
     /// Barrier algorithms: a house that declines a checkpoint sends no cancellation barriers,
     /// so the houses downstream wait for barriers that never come.
@@ -70,6 +71,16 @@ pub enum Variant {
     /// The checkpoint coordinator: a completed checkpoint does not subsume older pending ones,
     /// which may complete later and replace it as the one a recovery restores.
     NoSubsumption,
+    /// Unaligned barriers (FLINK-17568): the barrier's arrival and the checkpoint are two steps
+    /// (the network thread sees the barrier, the task thread runs the checkpoint later), and the
+    /// task takes in one more message between them — possibly one behind the barrier.
+    DeferredUnalignedCheckpoint,
+    /// Unaligned barriers (FLINK-18139): whether an input still has in-flight data to record is
+    /// looked up by its index within its input gate (always 0: one channel per gate) instead of
+    /// its index among all inputs, so every input of a multi-input house is checked as its
+    /// first one: once the first input's barrier is in, the others' in-flight data is not
+    /// recorded.
+    WrongInflightChannels,
     /// Recovery: each channel's recorded items are put back in reverse order.
     RestoreReversed,
     /// Recovery: each house's recorded input channel state is put back on another of its
@@ -87,7 +98,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 24] = [
+    pub const ALL: [Variant; 26] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -105,13 +116,15 @@ impl Variant {
         Variant::LoseMarkers,
         Variant::ProcessAfterBarrier,
         Variant::AlignedCycleNoBackedge,
-        Variant::WrongInflightChannels,
+        Variant::PartialOutputBuffers,
         Variant::MixedBarriersAfterDecline,
         Variant::TriggerStopsAfterAbort,
         Variant::NoCancellationBarriers,
         Variant::NoSubsumption,
         Variant::RestoreReversed,
         Variant::RestoreMisrouted,
+        Variant::DeferredUnalignedCheckpoint,
+        Variant::WrongInflightChannels,
     ];
 
     /// The name used on the command line.
@@ -134,12 +147,14 @@ impl Variant {
             Variant::LoseMarkers => "lose-markers",
             Variant::ProcessAfterBarrier => "process-after-barrier",
             Variant::AlignedCycleNoBackedge => "aligned-cycle-no-backedge",
-            Variant::WrongInflightChannels => "wrong-inflight-channels",
+            Variant::PartialOutputBuffers => "partial-output-buffers",
             Variant::MixedBarriersAfterDecline => "mixed-barriers-after-decline",
             Variant::TriggerStopsAfterAbort => "trigger-stops-after-abort",
             Variant::NoCancellationBarriers => "no-cancellation-barriers",
             Variant::NoSubsumption => "no-subsumption",
             Variant::RestoreReversed => "restore-reversed",
+            Variant::DeferredUnalignedCheckpoint => "deferred-unaligned-checkpoint",
+            Variant::WrongInflightChannels => "wrong-inflight-channels",
             Variant::RestoreMisrouted => "restore-misrouted",
         }
     }
@@ -176,14 +191,14 @@ impl Variant {
             Variant::AlignedCycleNoBackedge => {
                 "(aligned) on a cycle, what arrives on a back edge before its barrier is not logged"
             }
-            Variant::WrongInflightChannels => {
-                "(unaligned; FLINK-18139) only the first outgoing channel's buffered data is recorded"
+            Variant::PartialOutputBuffers => {
+                "(unaligned) only the first outgoing channel's buffered data is recorded"
             }
             Variant::MixedBarriersAfterDecline => {
                 "(unaligned; FLINK-20654) after a decline, a late barrier of the declined checkpoint ends the newer one's channel record"
             }
             Variant::TriggerStopsAfterAbort => {
-                "(coordinator; FLINK-13256) once a checkpoint is aborted, periodic triggering stops"
+                "(coordinator; FLINK-13256) the timer fired at max-concurrent is cancelled, and a failover's abort never reschedules it"
             }
             Variant::NoCancellationBarriers => {
                 "(aligned) a house that declines sends no cancellation barriers: downstream houses wait for ever"
@@ -192,6 +207,12 @@ impl Variant {
                 "(coordinator) a completed checkpoint leaves older pending ones, which may complete after it"
             }
             Variant::RestoreReversed => "(recovery) each channel's recorded items are put back in reverse order",
+            Variant::WrongInflightChannels => {
+                "(unaligned; FLINK-18139) every input is checked for in-flight data as if it were the first"
+            }
+            Variant::DeferredUnalignedCheckpoint => {
+                "(unaligned; FLINK-17568) the checkpoint runs after the barrier's arrival, once the task has taken in one more message"
+            }
             Variant::RestoreMisrouted => {
                 "(recovery) a house's recorded input channel state is put back on another of its inputs"
             }
@@ -204,7 +225,10 @@ impl Variant {
             Variant::ProcessAfterBarrier | Variant::AlignedCycleNoBackedge | Variant::NoCancellationBarriers => {
                 Algorithm::Aligned
             }
-            Variant::WrongInflightChannels | Variant::MixedBarriersAfterDecline => Algorithm::Unaligned,
+            Variant::PartialOutputBuffers
+            | Variant::WrongInflightChannels
+            | Variant::MixedBarriersAfterDecline
+            | Variant::DeferredUnalignedCheckpoint => Algorithm::Unaligned,
             // A fault of the coordinator, which both barrier algorithms use: pinned under aligned.
             Variant::TriggerStopsAfterAbort | Variant::NoSubsumption => Algorithm::Aligned,
             // A fault of recovery, which both use: pinned under unaligned, whose checkpoints
@@ -279,7 +303,7 @@ mod tests {
         assert!(Variant::None.applies_to(Algorithm::Aligned) && Variant::None.applies_to(Algorithm::Unaligned));
         assert!(!Variant::LateRecord.applies_to(Algorithm::Aligned));
         assert!(!Variant::ProcessAfterBarrier.applies_to(Algorithm::ChandyLamport));
-        assert!(!Variant::WrongInflightChannels.applies_to(Algorithm::Aligned));
+        assert!(!Variant::PartialOutputBuffers.applies_to(Algorithm::Aligned));
         assert!(Variant::RestoreReversed.applies_to(Algorithm::Aligned));
         assert!(!Variant::RestoreMisrouted.applies_to(Algorithm::ChandyLamport));
         assert!(Variant::RestoreMisrouted.is_recovery_fault() && !Variant::NoSubsumption.is_recovery_fault());

@@ -191,6 +191,10 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     escape(&m.describe_action(action))
                 );
             }
+            Action::TimerAtMax => {
+                let title = m.describe_action(action);
+                mark(&mut body, (x(time), f.top - 14.0), "#495057", &title, "T✗");
+            }
             Action::Trigger => {
                 let id = before.ckpt.as_ref().map_or(0, |ck| ck.coord.next_id().0);
                 let title = format!("the coordinator triggers checkpoint {id}");

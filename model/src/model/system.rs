@@ -88,6 +88,11 @@ pub enum Action<M, S> {
     /// Barrier algorithms: the coordinator triggers its next checkpoint (the trigger goes to
     /// every source; each handles it with an `Initiate`).
     Trigger,
+    /// Barrier algorithms: the coordinator's periodic timer fires while `--max-concurrent`
+    /// checkpoints are pending. Offered only where it changes the state: under
+    /// `trigger-stops-after-abort` (FLINK-13256), which cancels the timer then; Flink's
+    /// coordinator drops the request and nothing changes.
+    TimerAtMax,
     /// Barrier algorithms: `house` acknowledges its complete part of `snapshot` to the
     /// coordinator (the part is stored).
     Ack {
@@ -423,7 +428,11 @@ impl<A: Spec> ChandyLamport<A> {
                 }
             }
         }
-        if ck.coord.can_trigger() && ck.coord.next_id().0 < u32::from(self.cfg.snapshots) && !visit(Action::Trigger) {
+        let left = ck.coord.next_id().0 < u32::from(self.cfg.snapshots);
+        if ck.coord.can_trigger() && left && !visit(Action::Trigger) {
+            return;
+        }
+        if ck.coord.timer_cancels() && left && !visit(Action::TimerAtMax) {
             return;
         }
         if ck.crashes > 0 {
@@ -437,7 +446,7 @@ impl<A: Spec> ChandyLamport<A> {
     pub fn is_optional(&self, action: &Act<A>) -> bool {
         match action {
             Action::Initiate { .. } => self.cfg.algorithm == Algorithm::ChandyLamport,
-            Action::Trigger | Action::Decline { .. } | Action::Crash => true,
+            Action::Trigger | Action::TimerAtMax | Action::Decline { .. } | Action::Crash => true,
             _ => false,
         }
     }
@@ -888,6 +897,9 @@ impl<A: Spec> ChandyLamport<A> {
                     Err(e) => return refused(&e),
                 }
             }
+            Action::TimerAtMax => {
+                next.ckpt.as_mut()?.coord.timer_at_max();
+            }
             Action::Ack { house, snapshot } => {
                 let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
                 let ck = next.ckpt.as_mut()?;
@@ -1006,6 +1018,9 @@ impl<A: Spec> ChandyLamport<A> {
                 format!("{} puts the oldest cart of its buffer for {} on the road", name(house), chan(channel))
             }
             Action::Trigger => "the coordinator triggers a checkpoint".to_string(),
+            Action::TimerAtMax => {
+                "the periodic timer fires with --max-concurrent checkpoints pending: it is cancelled".to_string()
+            }
             Action::Ack { house, snapshot } => format!("{} acknowledges checkpoint {snapshot}", name(house)),
             Action::Decline { house, snapshot } => format!("{} declines checkpoint {snapshot}", name(house)),
             Action::Crash => "crash: every house recovers from the latest completed checkpoint".to_string(),
