@@ -126,7 +126,7 @@ const CAUGHT: [Caught; 25] = [
     (
         Variant::MixedBarriersAfterDecline,
         Extra::Barriers(crash(decline(two(UNALIGNED_RING, 1)))),
-        &[(LEDGER, 15), (EXACTLY_ONCE, 20), (STORED_RECOVERS, 15)],
+        &[(LEDGER, 16), (EXACTLY_ONCE, 21), (STORED_RECOVERS, 16)],
     ),
     // FLINK-13256: the timer fires at max-concurrent and is cancelled; a crash's failover aborts
     // the pending checkpoint and never reschedules it.

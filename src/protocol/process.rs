@@ -406,7 +406,7 @@ impl<A: Application> Process<A> {
             if n <= newest {
                 return Ok(());
             }
-            self.abort_in_progress(out);
+            self.subsume(topology, out);
             self.newest = snapshot.0 + 1;
         }
         if self.taken.contains(snapshot.0) {
@@ -485,7 +485,7 @@ impl<A: Application> Process<A> {
                 self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?
             }
             Message::Marker(snapshot) => {
-                if let Some(counts_for) = self.barrier_for(idx, snapshot, out) {
+                if let Some(counts_for) = self.barrier_for(topology, idx, snapshot, out) {
                     self.receive_marker(topology, idx, channel, counts_for, overtaken, out)?
                 }
             }
@@ -503,7 +503,13 @@ impl<A: Application> Process<A> {
     /// number `idx` counts for, or `None` when it is obsolete (older than the newest checkpoint
     /// seen here, or of one given up here) and ignored. A newer barrier subsumes the checkpoint in
     /// progress here.
-    fn barrier_for(&mut self, idx: usize, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) -> Option<SnapshotId> {
+    fn barrier_for(
+        &mut self,
+        topology: &Topology,
+        idx: usize,
+        snapshot: SnapshotId,
+        out: &mut Vec<Effect<A::Msg>>,
+    ) -> Option<SnapshotId> {
         let n = u64::from(snapshot.0) + 1;
         let newest = u64::from(self.newest);
         let given_up = n == newest && self.slot_index(snapshot).is_none() && !self.taken.contains(snapshot.0);
@@ -516,7 +522,7 @@ impl<A: Application> Process<A> {
             return None;
         }
         if n > newest {
-            self.abort_in_progress(out);
+            self.subsume(topology, out);
             self.newest = snapshot.0 + 1;
         }
         // mixed-barriers-after-decline: the genuine barrier that comes later on that channel is
@@ -528,11 +534,26 @@ impl<A: Application> Process<A> {
         Some(snapshot)
     }
 
-    /// Barrier algorithms: gives up every checkpoint in progress here (not yet complete).
-    fn abort_in_progress(&mut self, out: &mut Vec<Effect<A::Msg>>) {
+    /// Barrier algorithms: gives up every checkpoint in progress here (not yet complete),
+    /// returning their ids.
+    fn abort_in_progress(&mut self, out: &mut Vec<Effect<A::Msg>>) -> SmallVec<[SnapshotId; 1]> {
+        let mut aborted = SmallVec::new();
         while let Some(i) = self.slots.iter().position(|s| !s.is_complete()) {
             let slot = self.slots.remove(i);
             out.push(Effect::Aborted { snapshot: slot.id });
+            aborted.push(slot.id);
+        }
+        aborted
+    }
+
+    /// Barrier algorithms: a newer checkpoint subsumes those in progress here, which are given
+    /// up with cancellation barriers downstream (Flink's `CancelCheckpointMarker`), so that no
+    /// house there keeps an input blocked for a barrier that will not come.
+    fn subsume(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        for snapshot in self.abort_in_progress(out) {
+            if self.variant != Variant::NoCancellationBarriers {
+                self.send_cancels(topology, snapshot, out);
+            }
         }
     }
 
@@ -553,7 +574,7 @@ impl<A: Application> Process<A> {
                 _ => return,
             }
         } else {
-            self.abort_in_progress(out);
+            let _ = self.abort_in_progress(out);
             self.newest = snapshot.0 + 1;
         }
         out.push(Effect::Aborted { snapshot });

@@ -541,6 +541,10 @@ fn a_newer_barrier_subsumes_the_checkpoint_in_progress_and_older_barriers_are_ob
         q.receive(&t, c(&t, 1, 2), Message::Marker(S1), &mut out).unwrap();
         assert_eq!(aborted(&out), [S0], "{algorithm}");
         assert!(q.slot(S0).is_none() && q.slot(S1).is_some(), "{algorithm}");
+        // The checkpoint given up is cancelled downstream, ahead of anything of the newer one.
+        let first_sends: Vec<_> = out.iter().filter(|e| matches!(e, Effect::Send { .. })).take(2).cloned().collect();
+        let cancel = |to| Effect::Send { channel: c(&t, 2, to), message: Message::Cancel(S0) };
+        assert_eq!(first_sends, [cancel(0), cancel(1)], "{algorithm}");
         // The old barrier on the other channel is ignored: S1's record of it stays open.
         out.clear();
         q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
