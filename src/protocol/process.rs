@@ -85,7 +85,7 @@ pub enum CoreError {
         /// Why.
         reason: Refusal,
     },
-    /// An application message taken from an input that aligned barriers block.
+    /// Anything taken from an input that aligned barriers block.
     #[error("process {process}: channel {} is blocked until the barriers align", channel.0)]
     Blocked {
         /// The process.
@@ -214,8 +214,8 @@ impl<A: Application> Process<A> {
     }
 
     /// Whether incoming `channel` is blocked: aligned barriers, its barrier arrived and this
-    /// process has not recorded yet. A driver takes nothing from a blocked channel (the core
-    /// refuses an application message from it).
+    /// process has not recorded yet. A driver takes nothing from a blocked channel, barriers and
+    /// cancellations included (the core refuses anything from it).
     pub fn is_blocked(&self, topology: &Topology, channel: ChannelId) -> bool {
         self.incoming_index(topology, channel).is_ok_and(|i| self.blocked(i))
     }
@@ -455,7 +455,7 @@ impl<A: Application> Process<A> {
         if matches!(message, Message::Cancel(_)) && self.algorithm == Algorithm::ChandyLamport {
             return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
         }
-        if matches!(message, Message::App(_)) && self.blocked(idx) {
+        if self.blocked(idx) {
             return Err(CoreError::Blocked { process: self.id, channel });
         }
         self.release_markers(topology, out);

@@ -4,8 +4,8 @@
 //! from there one step at a time, so that each mode's rules decide what goes next:
 //! - every incoming channel stays FIFO: an item is taken only once everything ahead of it on
 //!   its channel has been;
-//! - aligned barriers: an application message on a blocked input stays queued (with whatever
-//!   follows it on that channel) until the barriers align, and is handed to the core then;
+//! - aligned barriers: nothing is taken from a blocked input (barriers and cancellations
+//!   included): it stays queued until the barriers align or the checkpoint is given up;
 //! - unaligned barriers: a barrier (or a trigger) goes first, overtaking the application
 //!   messages queued ahead of it on its channel, which the core records as channel state and
 //!   which stay queued; then one buffered message is transmitted per step (so a barrier may
@@ -250,12 +250,12 @@ impl<A: Service> ProcessThread<A> {
         let mut stuck = vec![false; n];
         for (i, item) in self.arrivals.iter().enumerate() {
             match item {
-                Input::Deliver { channel, wire } => {
+                Input::Deliver { channel, .. } => {
                     let ci = self.incoming_index(*channel);
                     if stuck.get(ci).copied().unwrap_or(false) {
                         continue;
                     }
-                    if matches!(wire, Wire::App(..)) && self.core.is_blocked(&self.topology, *channel) {
+                    if self.core.is_blocked(&self.topology, *channel) {
                         stuck[ci] = true;
                         continue;
                     }

@@ -345,7 +345,8 @@ impl<A: Spec> ChandyLamport<A> {
         let lose = self.cfg.variant == Variant::LoseMarkers;
         let unaligned = self.cfg.algorithm == Algorithm::Unaligned;
         for (c, chan) in s.chans.iter().enumerate() {
-            // Aligned barriers: nothing is taken from a blocked input.
+            // Aligned barriers: nothing is taken from a blocked input, barriers and cancellations
+            // included (Flink does not poll a blocked channel).
             let blocked = self.cfg.algorithm == Algorithm::Aligned && {
                 let id = ChannelId(c as u32);
                 s.procs[t.channel(id).to.index()].is_blocked(t, id)
@@ -356,7 +357,7 @@ impl<A: Spec> ChandyLamport<A> {
                 // cancellations never overtake).
                 let barrier = matches!(packet.msg, Message::Marker(_));
                 let overtakes = unaligned && barrier && chan[..i].iter().all(Packet::is_app);
-                let deliverable = if i == 0 { !(blocked && packet.is_app()) } else { non_fifo || overtakes };
+                let deliverable = if i == 0 { !blocked } else { non_fifo || overtakes };
                 if deliverable && !visit(Action::Deliver { channel: c, index }) {
                     return;
                 }

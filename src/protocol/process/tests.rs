@@ -329,6 +329,12 @@ fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_sta
         Err(CoreError::Blocked { process: p(2), channel: c(&t, 0, 2) })
     );
     assert_eq!(q, before);
+    // Barriers and cancellations stay behind it too.
+    for message in [Message::Marker(S1), Message::Cancel(S0)] {
+        let blocked = Err(CoreError::Blocked { process: p(2), channel: c(&t, 0, 2) });
+        assert_eq!(q.receive(&t, c(&t, 0, 2), message, &mut out), blocked);
+    }
+    assert_eq!(q, before);
     q.receive(&t, c(&t, 1, 2), Message::App(Jars(2)), &mut out).unwrap();
     assert_eq!(q.app(), &Bank::new(2));
     q.flush(&t, &mut out);
@@ -545,13 +551,22 @@ fn a_newer_barrier_subsumes_the_checkpoint_in_progress_and_older_barriers_are_ob
         let first_sends: Vec<_> = out.iter().filter(|e| matches!(e, Effect::Send { .. })).take(2).cloned().collect();
         let cancel = |to| Effect::Send { channel: c(&t, 2, to), message: Message::Cancel(S0) };
         assert_eq!(first_sends, [cancel(0), cancel(1)], "{algorithm}");
-        // The old barrier on the other channel is ignored: S1's record of it stays open.
         out.clear();
-        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        if algorithm == Algorithm::Aligned {
+            // S1's barrier blocks its input: nothing more is taken from it until S1 aligns.
+            let blocked = Err(CoreError::Blocked { process: p(2), channel: c(&t, 1, 2) });
+            assert_eq!(q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out), blocked);
+        } else {
+            // The old barrier on the other channel is ignored: S1's record of it stays open.
+            q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        }
         q.receive(&t, c(&t, 0, 2), Message::App(Jars(3)), &mut out).unwrap();
         assert!(aborted(&out).is_empty() && !q.slot(S1).is_some_and(|s| s.marker(0)), "{algorithm}");
         q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
         assert!(q.is_complete(S1), "{algorithm}");
+        // Aligned, now unblocked: the obsolete barrier is ignored.
+        q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
+        assert!(aborted(&out).is_empty(), "{algorithm}");
     }
 }
 
