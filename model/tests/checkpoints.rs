@@ -39,6 +39,17 @@ fn holds(args: &[&str], states: u64, also: &[&str]) -> serde_json::Value {
     v
 }
 
+/// The properties a result's JSON `v` gives a counterexample, with its length in steps.
+fn counterexamples(v: &serde_json::Value) -> Vec<(&str, usize)> {
+    v["properties"]
+        .as_array()
+        .expect("properties")
+        .iter()
+        .filter(|p| p["verdict"] == "counterexample")
+        .map(|p| (p["name"].as_str().expect("a name"), p["path"].as_array().map_or(0, Vec::len)))
+        .collect()
+}
+
 /// The tallies of a result: stores, crashes, restores, restores with channel state, steps to a
 /// quiet state after a crash.
 fn tallies(v: &serde_json::Value) -> [u64; 5] {
@@ -135,13 +146,7 @@ fn a_stored_checkpoint_is_judged_without_a_crash_restoring_it() {
         let o = model(&[&args[..], &["--variant", variant, "--app", "stream", "--topology", topology]].concat());
         assert_eq!(o.status.code(), Some(1), "{variant}: {}", common::stderr(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-        let failed: Vec<(&str, usize)> = v["properties"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|p| p["verdict"] == "counterexample")
-            .map(|p| (p["name"].as_str().unwrap(), p["path"].as_array().map_or(0, Vec::len)))
-            .collect();
+        let failed = counterexamples(&v);
         assert_eq!(failed, [(LEDGER, steps), (STORED_RECOVERS, steps)], "{variant}");
     }
 }
@@ -157,13 +162,7 @@ fn exactly_once_fails_alone_for_a_restore_reversed_or_misrouted() {
             let more = ["--variant", variant, "--app", "stream", "--topology", &join, "--initiators", "0,1"];
             let o = model(&[&args[..], &more, &["--crashes", "1"]].concat());
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-            let failed: Vec<(&str, usize)> = v["properties"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|p| p["verdict"] == "counterexample")
-                .map(|p| (p["name"].as_str().unwrap(), p["path"].as_array().map_or(0, Vec::len)))
-                .collect();
+            let failed = counterexamples(&v);
             let props = v["properties"].as_array().unwrap();
             assert!(props.iter().any(|p| p["name"] == LEDGER && p["verdict"] == "holds"), "{variant}");
             if algorithm == "aligned" {

@@ -180,7 +180,7 @@ impl Coordinator {
         };
         self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
         self.latest = Some(snapshot);
-        self.aborted();
+        self.reschedule();
         Ok(Ack::Completed { subsumed })
     }
 
@@ -191,7 +191,7 @@ impl Coordinator {
         self.pending.retain(|c| c.id != snapshot);
         let aborted = self.pending.len() < before;
         if aborted {
-            self.aborted();
+            self.reschedule();
         }
         aborted
     }
@@ -227,7 +227,7 @@ impl Coordinator {
 
     /// Bookkeeping after a pending checkpoint ended (completed, subsumed or declined): a
     /// periodic trigger cancelled at max-concurrent is rescheduled.
-    fn aborted(&mut self) {
+    fn reschedule(&mut self) {
         self.scheduled = true;
     }
 }

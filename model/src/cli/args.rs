@@ -293,9 +293,10 @@ impl ModelArgs {
 
     /// The model, with the topology file's warnings printed to stderr.
     pub(crate) fn build<A: Spec>(&self) -> anyhow::Result<ChandyLamport<A>> {
+        let topology = self.topology(A::NAME);
         let config = Config {
             procs: self.procs,
-            topology: self.topology(A::NAME),
+            topology: topology.clone(),
             tokens: self.tokens,
             sends: self.sends,
             initiators: self.initiators.clone(),
@@ -317,14 +318,14 @@ impl ModelArgs {
         };
         let resolved = config.resolve()?;
         if let Some((p, t)) = chandy_lamport::apps::spec::too_many_tokens::<A>(&resolved.tokens) {
-            let source = match &self.topology(A::NAME) {
+            let source = match &topology {
                 TopologySpec::File(path) => path.display().to_string(),
                 _ => "--tokens".to_string(),
             };
             match p {
                 Some(p) => anyhow::bail!(
                     "{source}{}: {t} tokens, but the {} application takes at most {}",
-                    if matches!(self.topology(A::NAME), TopologySpec::File(_)) {
+                    if matches!(topology, TopologySpec::File(_)) {
                         format!(" (house {})", resolved.topology.name(p))
                     } else {
                         String::new()

@@ -443,7 +443,7 @@ impl Config {
         };
         let n = topology.len();
         let tokens = match (self.tokens, file_tokens) {
-            (_, Some(file)) if self.tokens.is_none() => file,
+            (None, Some(file)) => file,
             // Only the dataflow job's source holds tokens.
             (t, _) if self.topology == TopologySpec::Dataflow => {
                 (0..n).map(|p| if p == 0 { t.unwrap_or(2) } else { 0 }).collect()

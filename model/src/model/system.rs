@@ -144,6 +144,16 @@ pub struct ChandyLamport<A: Spec> {
     tallies: [AtomicU64; 5],
 }
 
+/// The counters behind [`Tallies`], in its field order.
+#[derive(Clone, Copy)]
+enum Tally {
+    Stores,
+    Crashes,
+    Restores,
+    RestoresWithChannelState,
+    QuietAfterCrash,
+}
+
 /// Barrier algorithms: what the steps of a check did, each step counted once per state it was
 /// taken from (the state graph's edges), so that a pass can be told from a vacuous one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -199,8 +209,8 @@ impl<A: Spec> ChandyLamport<A> {
         Tallies { stores, crashes, restores, restores_with_channel_state, quiet_after_crash }
     }
 
-    fn tally(&self, which: usize) {
-        self.tallies[which].fetch_add(1, Ordering::Relaxed);
+    fn tally(&self, which: Tally) {
+        self.tallies[which as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Quiet: the trade is over, and nothing is in transit or buffered (where exactly-once is
@@ -924,7 +934,7 @@ impl<A: Spec> ChandyLamport<A> {
                             }
                         }
                         ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
-                        self.tally(0);
+                        self.tally(Tally::Stores);
                         let mut over = subsumed;
                         over.push(s);
                         self.discard(&mut next, &over);
@@ -944,7 +954,7 @@ impl<A: Spec> ChandyLamport<A> {
             Action::Crash => self.recover(&mut next)?,
         }
         if self.after_crash(&next) && self.quiet(&next) {
-            self.tally(4);
+            self.tally(Tally::QuietAfterCrash);
         }
         self.completed(&mut next, done_before);
         if let Some(h) = next.history.as_mut() {
@@ -964,11 +974,11 @@ impl<A: Spec> ChandyLamport<A> {
         ck.triggers = [0; MAX_HOUSES];
         ck.budgets.clear();
         let latest = ck.latest.clone();
-        self.tally(1);
+        self.tally(Tally::Crashes);
         if let Some(stored) = latest.as_ref() {
-            self.tally(2);
+            self.tally(Tally::Restores);
             if stored.rec.channels.iter().any(|c| !c.is_empty()) {
-                self.tally(3);
+                self.tally(Tally::RestoresWithChannelState);
             }
         }
         if let Some(g) = next.ghost.as_mut() {
