@@ -112,6 +112,6 @@ pub use crate::check::{
 };
 pub use crate::protocol::{
     Ack, Algorithm, Application, Assembler, Channel, ChannelId, Coordinator, CoordinatorError, CoreError, Effect,
-    GlobalSnapshot, GlobalState, Initiators, LocalSnapshot, Message, Process, ProcessId, Slot, SnapshotId, Tokens,
-    Topology, TopologyError, Variant,
+    Failure, GlobalSnapshot, GlobalState, Initiators, LocalSnapshot, Message, Process, ProcessId, Slot, SnapshotId,
+    Tokens, Topology, TopologyError, Variant,
 };

@@ -23,7 +23,7 @@ fn transfer(cluster: &Cluster<Bank>, from: u16, to: u16) {
 fn checkpoints_of_both_barrier_algorithms_verify_and_conserve_the_jars() {
     for algorithm in BARRIERS {
         let t = Topology::complete(4).unwrap();
-        let cluster = Cluster::start(t.clone(), vec![Bank::new(10); 4], options(algorithm)).unwrap();
+        let mut cluster = Cluster::start(t.clone(), vec![Bank::new(10); 4], options(algorithm)).unwrap();
         let mut ids = Vec::new();
         for round in 0..5u16 {
             for i in 0..4u16 {
@@ -54,7 +54,8 @@ fn checkpoints_of_both_barrier_algorithms_verify_and_conserve_the_jars() {
 fn a_declined_checkpoint_is_aborted_and_the_next_one_completes() {
     for algorithm in BARRIERS {
         let t = Topology::complete(3).unwrap();
-        let cluster = Cluster::start(t.clone(), vec![Bank::new(10); 3], options(algorithm)).unwrap();
+        let tolerant = Options { tolerable_failures: 1, ..options(algorithm) };
+        let mut cluster = Cluster::start(t.clone(), vec![Bank::new(10); 3], tolerant).unwrap();
         cluster.decline_next(ProcessId(2)).unwrap();
         let first = cluster.trigger_checkpoint().unwrap();
         transfer(&cluster, 1, 2);
@@ -66,9 +67,33 @@ fn a_declined_checkpoint_is_aborted_and_the_next_one_completes() {
         assert_eq!(c.state.total(), 30);
         let outcome = cluster.shutdown().unwrap();
         assert_eq!(outcome.aborted, vec![(first, AbortReason::Declined)], "{algorithm}");
+        assert_eq!(outcome.incarnations.len(), 1, "{algorithm}: one failure is tolerated");
         for s in &outcome.snapshots {
             verify(&t, outcome.trace.as_ref().unwrap(), s).unwrap();
         }
+    }
+}
+
+#[test]
+fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
+    for algorithm in BARRIERS {
+        let t = Topology::complete(3).unwrap();
+        // Flink's default: no failed checkpoint is tolerated.
+        let mut cluster = Cluster::start(t.clone(), vec![Bank::new(10); 3], options(algorithm)).unwrap();
+        let first = cluster.trigger_checkpoint().unwrap();
+        let CheckpointOutcome::Completed(_) = cluster.await_checkpoint(first).unwrap() else { panic!("aborted") };
+        transfer(&cluster, 0, 1);
+        cluster.decline_next(ProcessId(1)).unwrap();
+        let second = cluster.trigger_checkpoint().unwrap();
+        assert_eq!(cluster.await_checkpoint(second).unwrap(), CheckpointOutcome::Aborted(AbortReason::Declined));
+        // The job failed over to the first checkpoint: the transfer after it is undone.
+        let third = cluster.trigger_checkpoint().unwrap();
+        let CheckpointOutcome::Completed(c) = cluster.await_checkpoint(third).unwrap() else { panic!("aborted") };
+        assert_eq!(c.state.processes, vec![Bank::new(10); 3], "{algorithm}");
+        let outcome = cluster.shutdown().unwrap();
+        assert_eq!(outcome.incarnations.len(), 2, "{algorithm}: the decline failed the job over");
+        assert_eq!(outcome.incarnations[1].restored_from, Some(first), "{algorithm}");
+        assert_eq!(outcome.aborted, vec![(second, AbortReason::Declined)], "{algorithm}");
     }
 }
 
@@ -135,7 +160,7 @@ fn a_crash_before_any_checkpoint_restarts_from_the_initial_states() {
 #[test]
 fn requests_that_do_not_fit_the_algorithm_are_typed_errors() {
     let t = Topology::complete(2).unwrap();
-    let cl = Cluster::start(t.clone(), vec![Bank::new(1); 2], Options::default()).unwrap();
+    let mut cl = Cluster::start(t.clone(), vec![Bank::new(1); 2], Options::default()).unwrap();
     assert_eq!(cl.trigger_checkpoint(), Err(RuntimeError::NotBarriers));
     assert_eq!(cl.decline_next(ProcessId(0)), Err(RuntimeError::NotBarriers));
     cl.shutdown().unwrap();

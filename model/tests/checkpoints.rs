@@ -250,7 +250,7 @@ fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::sys
 
 #[test]
 fn a_decline_cancels_the_checkpoint_downstream_and_triggering_goes_on() {
-    let c = Checkpointing { declines: 1, ..Checkpointing::default() };
+    let c = Checkpointing { declines: 1, tolerable_failures: 1, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Ring, 2, c);
     let s = m.init_states().remove(0);
     let s = take(&m, &s, Action::Trigger);
@@ -364,7 +364,7 @@ fn unaligned_barriers_on_an_acyclic_graph_do_record_channel_state() {
 
 #[test]
 fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_and_crashes() {
-    let c = Checkpointing { declines: 1, crashes: 1, ..Checkpointing::default() };
+    let c = Checkpointing { declines: 1, crashes: 1, tolerable_failures: 1, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Complete, 2, c);
     let mut path = vec![m.init_states().remove(0)];
     let mut actions = Vec::new();

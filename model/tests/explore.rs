@@ -194,7 +194,7 @@ fn every_barrier_variant_counterexample_opens_in_the_explorer() {
         ("--algorithm aligned --sends 1 --crashes 1 --variant process-after-barrier", "exactly-once: every quiet state is the failure-free run's"),
         ("--algorithm aligned --topology ring --sends 1 --crashes 1 --variant aligned-cycle-no-backedge", "exactly-once: every quiet state is the failure-free run's"),
         ("--algorithm unaligned --sends 1 --crashes 1 --variant partial-output-buffers", "recorded total equals the ledger"),
-        ("--algorithm unaligned --topology ring --sends 1 --declines 1 --snapshots 2 --variant mixed-barriers-after-decline", "recorded total equals the ledger"),
+        ("--algorithm unaligned --topology ring --sends 1 --declines 1 --tolerable-failures 1 --snapshots 2 --variant mixed-barriers-after-decline", "recorded total equals the ledger"),
         ("--algorithm aligned --topology ring --sends 1 --crashes 1 --snapshots 2 --variant trigger-stops-after-abort", "triggering never stops while the job runs"),
     ] {
         let args: Vec<&str> = args.split(' ').collect();

@@ -2,7 +2,8 @@
 //! reduced to its protocol, sans-IO like the core. It triggers checkpoints with increasing ids,
 //! keeps at most `max_concurrent` pending, completes one when every process has acknowledged
 //! it (a newer completed checkpoint subsumes older pending ones), aborts one that a process
-//! declines, and keeps triggering after aborts. Drivers (the model, the threaded runtime) call
+//! declines, keeps triggering after aborts, and fails the job over when more checkpoints in a
+//! row fail than it tolerates (Flink's `CheckpointFailureManager`). Drivers (the model, the threaded runtime) call
 //! it and carry out what it answers; the data of each part stays with the driver.
 
 use smallvec::SmallVec;
@@ -42,6 +43,19 @@ pub enum Ack {
     },
     /// The checkpoint is not pending (aborted or subsumed): the part is discarded.
     Stale,
+}
+
+/// What a counted checkpoint failure led to (Flink's `CHECKPOINT_DECLINED`: a process could not
+/// take its part).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The checkpoint is not pending (aborted or subsumed already): nothing changes.
+    Stale,
+    /// It is aborted; the failures in a row are still within the tolerable number.
+    Aborted,
+    /// It is aborted, and one failure more than tolerable in a row: the job must fail over (the
+    /// driver crashes and recovers every process, as [`Coordinator::failover`] says).
+    FailJob,
 }
 
 /// A call the coordinator refuses; its state is unchanged.
@@ -87,6 +101,8 @@ pub struct Coordinator {
     latest: Option<SnapshotId>,
     scheduled: bool,
     variant: Variant,
+    tolerable: u32,
+    failures: u32,
 }
 
 impl Coordinator {
@@ -102,7 +118,21 @@ impl Coordinator {
             latest: None,
             scheduled: true,
             variant,
+            tolerable: 0,
+            failures: 0,
         }
+    }
+
+    /// The same coordinator tolerating `n` failed checkpoints in a row (Flink's
+    /// `tolerable-failed-checkpoints`, 0 by default): one more fails the job over.
+    pub fn with_tolerable_failures(mut self, n: u32) -> Self {
+        self.tolerable = n;
+        self
+    }
+
+    /// Counted checkpoint failures since the last completion or job failure.
+    pub fn failures(&self) -> u32 {
+        self.failures
     }
 
     /// Whether periodic triggering is on and fewer than `max_concurrent` checkpoints are
@@ -180,12 +210,30 @@ impl Coordinator {
         };
         self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
         self.latest = Some(snapshot);
+        self.failures = 0;
         self.reschedule();
         Ok(Ack::Completed { subsumed })
     }
 
-    /// A process declines `snapshot` (or gave it up): a pending checkpoint is aborted (true);
-    /// one that is not pending any more is left alone (false).
+    /// A process could not take its part of `snapshot` (Flink's `CHECKPOINT_DECLINED`, counted
+    /// against the tolerable failures once per checkpoint): a pending checkpoint is aborted, and
+    /// the job fails over when the failures in a row exceed the tolerable number (the count
+    /// starts again).
+    pub fn fail(&mut self, snapshot: SnapshotId) -> Failure {
+        if !self.decline(snapshot) {
+            return Failure::Stale;
+        }
+        self.failures += 1;
+        if self.failures > self.tolerable {
+            self.failures = 0;
+            return Failure::FailJob;
+        }
+        Failure::Aborted
+    }
+
+    /// A process gave `snapshot` up for a reason Flink does not count as a failure (it was not
+    /// ready, a cancellation barrier or a newer checkpoint ended it): a pending checkpoint is
+    /// aborted (true); one that is not pending any more is left alone (false).
     pub fn decline(&mut self, snapshot: SnapshotId) -> bool {
         let before = self.pending.len();
         self.pending.retain(|c| c.id != snapshot);
@@ -310,6 +358,32 @@ mod tests {
         assert!(c.can_trigger());
         assert_eq!(c.trigger(), Ok(SnapshotId(1)));
         assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Stale));
+    }
+
+    #[test]
+    fn failures_in_a_row_beyond_the_tolerable_number_fail_the_job() {
+        // Default 0: the first counted failure fails the job; the count starts again after it.
+        let mut c = Coordinator::new(2, 1, Variant::None);
+        let a = c.trigger().unwrap();
+        assert_eq!(c.fail(a), Failure::FailJob);
+        assert_eq!((c.failures(), c.fail(a)), (0, Failure::Stale));
+        // Tolerating 1: the second failure in a row fails it; a completion between them resets.
+        let mut c = Coordinator::new(1, 1, Variant::None).with_tolerable_failures(1);
+        let a = c.trigger().unwrap();
+        assert_eq!(c.fail(a), Failure::Aborted);
+        assert_eq!(c.failures(), 1);
+        let b = c.trigger().unwrap();
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.failures(), 0);
+        let d = c.trigger().unwrap();
+        assert_eq!(c.fail(d), Failure::Aborted);
+        let e = c.trigger().unwrap();
+        assert!(c.decline(e), "an uncounted abort");
+        assert_eq!(c.failures(), 1);
+        let f = c.trigger().unwrap();
+        assert_eq!(c.fail(f), Failure::FailJob);
+        assert_eq!(c.failures(), 0);
+        assert!(c.can_trigger(), "a failure leaves triggering on");
     }
 
     #[test]

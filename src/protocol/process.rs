@@ -111,6 +111,17 @@ pub enum CoreError {
         /// The algorithm the process runs.
         algorithm: Algorithm,
     },
+    /// Something new on a channel taken ahead of the restored data still queued on it (a
+    /// barrier that overtook it): restored data comes first.
+    #[error("process {process}: something new on channel {} came ahead of the {restored} restored message(s) still queued on it", channel.0)]
+    AheadOfRestored {
+        /// The process.
+        process: ProcessId,
+        /// The channel.
+        channel: ChannelId,
+        /// Restored messages still to come on it.
+        restored: usize,
+    },
     /// A cancellation barrier, or a decline, in an algorithm that has no cancellation.
     #[error("process {process}: {algorithm} has no cancellation barriers")]
     NoCancellation {
@@ -149,6 +160,9 @@ pub struct Process<A: Application> {
     /// Barrier algorithms: one more than the newest checkpoint id this process has started,
     /// cancelled or seen a barrier of (0: none). Older barriers are obsolete.
     newest: u32,
+    /// After a recovery: (incoming channel number, how many restored messages it still has to
+    /// take in before anything new on it). Empty in normal running.
+    restored: Rare<(u32, u32)>,
 }
 
 impl<A: Application> Clone for Process<A> {
@@ -165,6 +179,7 @@ impl<A: Application> Clone for Process<A> {
             back: self.back.clone(),
             out: self.out.clone(),
             newest: self.newest,
+            restored: self.restored.clone(),
         }
     }
 }
@@ -189,6 +204,7 @@ impl<A: Application> Process<A> {
             back: Bits::default(),
             out: Rare::default(),
             newest: 0,
+            restored: Rare::default(),
         }
     }
 
@@ -232,6 +248,60 @@ impl<A: Application> Process<A> {
     fn aligned(&self, topology: &Topology, i: usize) -> bool {
         self.algorithm != Algorithm::Aligned
             || (0..topology.incoming(self.id).len()).all(|j| self.back.get(j) || self.slots[i].closed.get(j))
+    }
+
+    /// After a recovery: the first `count` messages this process takes in on incoming `channel`
+    /// are the restored channel state (they wait in the process's input ahead of anything new on
+    /// that channel). While it still holds restored input, a barrier algorithm's process declines
+    /// every new checkpoint, as not ready (Flink's rule since FLINK-20654).
+    pub fn restore_input(&mut self, topology: &Topology, channel: ChannelId, count: usize) -> Result<(), CoreError> {
+        let i = self.incoming_index(topology, channel)? as u32;
+        let list = self.restored.vec_mut();
+        list.retain(|(c, _)| *c != i);
+        if count > 0 {
+            list.push((i, count as u32));
+        }
+        if list.is_empty() {
+            self.restored.take();
+        }
+        Ok(())
+    }
+
+    /// Restored messages incoming `channel` still has to deliver here (0 in normal running).
+    pub fn restored(&self, topology: &Topology, channel: ChannelId) -> usize {
+        let i = self.incoming_index(topology, channel).map_or(u32::MAX, |i| i as u32);
+        self.restored.as_slice().iter().find(|(c, _)| *c == i).map_or(0, |&(_, n)| n as usize)
+    }
+
+    /// Whether this process still holds restored input (it is recovering).
+    pub fn is_recovering(&self) -> bool {
+        !self.restored.as_slice().is_empty()
+    }
+
+    /// Takes one restored message of incoming channel number `i` off the count; whether the
+    /// message taken in was a restored one.
+    fn take_restored(&mut self, i: usize) -> bool {
+        let Some(at) = self.restored.as_slice().iter().position(|(c, _)| *c as usize == i) else { return false };
+        let list = self.restored.vec_mut();
+        list[at].1 -= 1;
+        if list[at].1 == 0 {
+            self.restored.remove(at);
+        }
+        true
+    }
+
+    /// Barrier algorithms: a checkpoint that would start here while restored input is still
+    /// held is declined as not ready (not a failure the coordinator counts): no part is taken,
+    /// later barriers of it are obsolete, and cancellation barriers go downstream.
+    fn declines_not_ready(&mut self, topology: &Topology, snapshot: SnapshotId, out: &mut Vec<Effect<A::Msg>>) -> bool {
+        if !self.is_recovering() || self.variant == Variant::CheckpointDuringRecovery {
+            return false;
+        }
+        self.subsume(topology, out);
+        self.newest = snapshot.0 + 1;
+        out.push(Effect::Aborted { snapshot });
+        self.send_cancels(topology, snapshot, out);
+        true
     }
 
     /// Unaligned barriers: the messages waiting in the output buffer of `channel`, oldest
@@ -403,7 +473,7 @@ impl<A: Application> Process<A> {
             if n < newest {
                 out.push(Effect::Aborted { snapshot });
             }
-            if n <= newest {
+            if n <= newest || self.declines_not_ready(topology, snapshot, out) {
                 return Ok(());
             }
             self.subsume(topology, out);
@@ -458,6 +528,10 @@ impl<A: Application> Process<A> {
         if self.blocked(idx) {
             return Err(CoreError::Blocked { process: self.id, channel });
         }
+        let restored = self.restored(topology, channel);
+        if restored > 0 && !matches!(message, Message::App(_)) {
+            return Err(CoreError::AheadOfRestored { process: self.id, channel, restored });
+        }
         self.release_markers(topology, out);
         // late-record: recordings held back by an earlier marker happen after this message.
         let pending: SmallVec<[SnapshotId; 1]> = if self.defers_recording() {
@@ -473,8 +547,10 @@ impl<A: Application> Process<A> {
                 }
                 self.app.on_message(from, &msg);
                 let variant = self.variant;
+                // checkpoint-during-recovery: restored input is invisible to the recording.
+                let restored = self.take_restored(idx) && variant == Variant::CheckpointDuringRecovery;
                 // aligned-cycle-no-backedge: back edges are neither waited for nor logged.
-                let unlogged = variant == Variant::AlignedCycleNoBackedge && self.back.get(idx);
+                let unlogged = restored || (variant == Variant::AlignedCycleNoBackedge && self.back.get(idx));
                 for slot in self.slots.iter_mut() {
                     if slot.records_on(idx, variant) && !unlogged {
                         slot.push(idx, msg.clone(), variant == Variant::RecordsReversed);
@@ -522,6 +598,9 @@ impl<A: Application> Process<A> {
             return None;
         }
         if n > newest {
+            if self.declines_not_ready(topology, snapshot, out) {
+                return None;
+            }
             self.subsume(topology, out);
             self.newest = snapshot.0 + 1;
         }

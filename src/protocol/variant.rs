@@ -86,6 +86,11 @@ pub enum Variant {
     /// Recovery: each house's recorded input channel state is put back on another of its
     /// inputs, so the items seem to come from another upstream house.
     RestoreMisrouted,
+    /// Unaligned barriers (FLINK-20654): a house still taking in restored channel state does
+    /// not decline a checkpoint, and the restored items it takes in after recording are not
+    /// recorded as channel state (Flink 1.12.0's recovered input channels were invisible to the
+    /// channel-state persister).
+    CheckpointDuringRecovery,
 }
 
 /// A variant name that does not exist.
@@ -98,7 +103,7 @@ pub struct UnknownVariant {
 
 impl Variant {
     /// Every variant, `None` first.
-    pub const ALL: [Variant; 26] = [
+    pub const ALL: [Variant; 27] = [
         Variant::None,
         Variant::SendBeforeMarker,
         Variant::NoChannelRecording,
@@ -125,6 +130,7 @@ impl Variant {
         Variant::RestoreMisrouted,
         Variant::DeferredUnalignedCheckpoint,
         Variant::WrongInflightChannels,
+        Variant::CheckpointDuringRecovery,
     ];
 
     /// The name used on the command line.
@@ -156,6 +162,7 @@ impl Variant {
             Variant::DeferredUnalignedCheckpoint => "deferred-unaligned-checkpoint",
             Variant::WrongInflightChannels => "wrong-inflight-channels",
             Variant::RestoreMisrouted => "restore-misrouted",
+            Variant::CheckpointDuringRecovery => "checkpoint-during-recovery",
         }
     }
 
@@ -195,7 +202,7 @@ impl Variant {
                 "(unaligned) only the first outgoing channel's buffered data is recorded"
             }
             Variant::MixedBarriersAfterDecline => {
-                "(unaligned; FLINK-20654) after a decline, a late barrier of the declined checkpoint ends the newer one's channel record"
+                "(unaligned; FLINK-21104) after a decline, a late barrier of the declined checkpoint ends the newer one's channel record"
             }
             Variant::TriggerStopsAfterAbort => {
                 "(coordinator; FLINK-13256) the timer fired at max-concurrent is cancelled, and a failover's abort never reschedules it"
@@ -216,6 +223,9 @@ impl Variant {
             Variant::RestoreMisrouted => {
                 "(recovery) a house's recorded input channel state is put back on another of its inputs"
             }
+            Variant::CheckpointDuringRecovery => {
+                "(unaligned; FLINK-20654) a house still taking in restored data checkpoints, and does not record that data"
+            }
         }
     }
 
@@ -228,7 +238,8 @@ impl Variant {
             Variant::PartialOutputBuffers
             | Variant::WrongInflightChannels
             | Variant::MixedBarriersAfterDecline
-            | Variant::DeferredUnalignedCheckpoint => Algorithm::Unaligned,
+            | Variant::DeferredUnalignedCheckpoint
+            | Variant::CheckpointDuringRecovery => Algorithm::Unaligned,
             // A fault of the coordinator, which both barrier algorithms use: pinned under aligned.
             Variant::TriggerStopsAfterAbort | Variant::NoSubsumption => Algorithm::Aligned,
             // A fault of recovery, which both use: pinned under unaligned, whose checkpoints

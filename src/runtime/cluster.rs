@@ -77,7 +77,8 @@ impl<A: Service> Cluster<A> {
         }
         let roots: Vec<ProcessId> = topology.processes().filter(|&p| options.initiators.allows(p)).collect();
         let checkpointing = (options.algorithm != Algorithm::ChandyLamport).then(|| Checkpointing {
-            coordinator: Coordinator::new(n, options.max_concurrent, options.variant),
+            coordinator: Coordinator::new(n, options.max_concurrent, options.variant)
+                .with_tolerable_failures(options.tolerable_failures),
             initiators: roots.clone(),
             processes: inboxes.clone(),
         });
@@ -163,7 +164,7 @@ impl<A: Service> Cluster<A> {
             return Err(RuntimeError::UnknownSnapshot(snapshot));
         }
         if self.options.algorithm != Algorithm::ChandyLamport {
-            return match self.await_checkpoint(snapshot)? {
+            return match self.outcome_of(snapshot)? {
                 CheckpointOutcome::Completed(global) => Ok(global),
                 CheckpointOutcome::Aborted(reason) => Err(RuntimeError::Aborted { snapshot, reason }),
             };
@@ -176,19 +177,40 @@ impl<A: Service> Cluster<A> {
     /// Barrier algorithms: the coordinator triggers a checkpoint (refused while
     /// [`Options::max_concurrent`] are pending); its trigger is on its way to every initiator
     /// when this returns its id.
-    pub fn trigger_checkpoint(&self) -> Result<SnapshotId, RuntimeError> {
+    pub fn trigger_checkpoint(&mut self) -> Result<SnapshotId, RuntimeError> {
         self.barriers()?;
+        self.failover_if_due()?;
         let (tx, rx) = mpsc::channel();
         self.collector.send(ToCollector::Trigger { reply: tx }).map_err(|_| RuntimeError::Stopped)?;
         rx.recv().map_err(|_| RuntimeError::Stopped)?
     }
 
     /// Barrier algorithms: blocks until checkpoint `snapshot` has completed or been aborted.
-    pub fn await_checkpoint(&self, snapshot: SnapshotId) -> Result<CheckpointOutcome<A>, RuntimeError> {
+    pub fn await_checkpoint(&mut self, snapshot: SnapshotId) -> Result<CheckpointOutcome<A>, RuntimeError> {
         self.barriers()?;
+        self.failover_if_due()?;
+        let outcome = self.outcome_of(snapshot)?;
+        self.failover_if_due()?;
+        Ok(outcome)
+    }
+
+    /// Blocks until checkpoint `snapshot` has completed or been aborted.
+    fn outcome_of(&self, snapshot: SnapshotId) -> Result<CheckpointOutcome<A>, RuntimeError> {
         let (tx, rx) = mpsc::channel();
         self.collector.send(ToCollector::Await { snapshot, reply: tx }).map_err(|_| RuntimeError::Stopped)?;
         rx.recv().map_err(|_| RuntimeError::Stopped)?
+    }
+
+    /// Barrier algorithms: when more checkpoints failed in a row than
+    /// [`Options::tolerable_failures`] allows, the job fails over now, as
+    /// [`Cluster::crash_and_recover`] does (Flink's `CheckpointFailureManager` fails the job).
+    fn failover_if_due(&mut self) -> Result<(), RuntimeError> {
+        let (tx, rx) = mpsc::channel();
+        self.collector.send(ToCollector::FailoverDue { reply: tx }).map_err(|_| RuntimeError::Stopped)?;
+        if rx.recv().map_err(|_| RuntimeError::Stopped)? {
+            self.crash_and_recover()?;
+        }
+        Ok(())
     }
 
     /// Barrier algorithms, a test hook: process `p` declines the next checkpoint it records

@@ -12,7 +12,7 @@ use super::service::Service;
 use super::sync::mpsc;
 use super::wire::{IdReply, Input, OutcomeReply, Reply, ToCollector};
 use crate::protocol::SnapshotId;
-use crate::protocol::{Ack, Coordinator};
+use crate::protocol::{Ack, Coordinator, Failure};
 use crate::protocol::{Assembler, GlobalSnapshot, LocalSnapshot};
 use crate::protocol::{ProcessId, Topology};
 
@@ -54,6 +54,8 @@ pub(crate) struct Collector<A: Service> {
     /// A shutdown waits for a final checkpoint: the reply, the final checkpoint triggered (if
     /// any yet), and how many were tried.
     finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
+    /// More checkpoints failed in a row than tolerated: the job must fail over.
+    failover_due: bool,
 }
 
 impl<A: Service> Collector<A> {
@@ -77,6 +79,7 @@ impl<A: Service> Collector<A> {
             epoch: 0,
             completed_in: Vec::new(),
             finishing: None,
+            failover_due: false,
         }
     }
 
@@ -114,6 +117,16 @@ impl<A: Service> Collector<A> {
                     if aborted {
                         self.abort(snapshot, AbortReason::Declined);
                     }
+                }
+                ToCollector::Declined(snapshot) => {
+                    let failure = self.checkpointing.as_mut().map(|c| c.coordinator.fail(snapshot));
+                    if matches!(failure, Some(Failure::Aborted | Failure::FailJob)) {
+                        self.abort(snapshot, AbortReason::Declined);
+                    }
+                    self.failover_due |= failure == Some(Failure::FailJob);
+                }
+                ToCollector::FailoverDue { reply } => {
+                    let _ = reply.send(std::mem::take(&mut self.failover_due));
                 }
                 ToCollector::Failed(error) => self.fail(error),
                 ToCollector::Wait { snapshot, reply } => {

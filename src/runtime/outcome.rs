@@ -28,6 +28,10 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// Barrier algorithms: the most checkpoints pending at once (at least 1).
     pub max_concurrent: usize,
+    /// Barrier algorithms: failed checkpoints in a row the coordinator tolerates (Flink's
+    /// default 0); one more fails the job over, as [`Cluster::crash_and_recover`](super::Cluster::crash_and_recover)
+    /// does, at the cluster's next trigger or await.
+    pub tolerable_failures: u32,
 }
 
 impl Default for Options {
@@ -38,6 +42,7 @@ impl Default for Options {
             initiators: Initiators::Any,
             algorithm: Algorithm::ChandyLamport,
             max_concurrent: 1,
+            tolerable_failures: 0,
         }
     }
 }

@@ -228,7 +228,9 @@ impl<A: Service> ProcessThread<A> {
                 match item {
                     Input::Deliver { wire: Wire::App(..), .. } => {}
                     Input::Deliver { channel, wire: Wire::Marker(_) } => {
-                        if !held.get(self.incoming_index(*channel)).copied().unwrap_or(true) {
+                        // Nothing overtakes restored data, which is already in the input.
+                        let restored = self.core.restored(&self.topology, *channel) > 0;
+                        if !restored && !held.get(self.incoming_index(*channel)).copied().unwrap_or(true) {
                             return Some(Next::Overtake(i));
                         }
                     }
@@ -422,8 +424,13 @@ impl<A: Service> ProcessThread<A> {
         );
         let mut arrivals = VecDeque::new();
         let mut k = 0;
+        let mut refused = None;
         for (i, msgs) in restart.channels.into_iter().enumerate() {
             let Some(&channel) = self.topology.incoming(me).get(i) else { continue };
+            // The core declines checkpoints until it has taken these in.
+            if let Err(e) = self.core.restore_input(&self.topology, channel, msgs.len()) {
+                refused.get_or_insert(self.core_error(e));
+            }
             for msg in msgs {
                 arrivals.push_back(Input::Deliver { channel, wire: Wire::App(MsgId::new(me, RESTORED + k), msg) });
                 k += 1;
@@ -440,7 +447,7 @@ impl<A: Service> ProcessThread<A> {
         self.flush_sent = false;
         self.flushed.iter_mut().for_each(|f| *f = false);
         self.decline_next = false;
-        self.failure = None;
+        self.failure = refused;
     }
 
     fn core_error(&self, error: CoreError) -> RuntimeError {
@@ -604,7 +611,9 @@ impl<A: Service> ProcessThread<A> {
         self.effects = effects;
         self.effects.clear();
         if let Some(snapshot) = declined {
-            // The test hook: this process declines the checkpoint it just recorded.
+            // The test hook: this process declines the checkpoint it just recorded (a failure
+            // the coordinator counts), then gives its part up.
+            let _ = self.collector.send(ToCollector::Declined(snapshot));
             self.core.decline(&self.topology, snapshot, &mut self.effects).map_err(|e| self.core_error(e))?;
             self.apply(StepInput::Idle)?;
         }

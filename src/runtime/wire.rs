@@ -59,8 +59,15 @@ pub(crate) type IdReply = mpsc::Sender<Result<SnapshotId, RuntimeError>>;
 pub(crate) enum ToCollector<A: Service> {
     /// One process's completed part of a snapshot.
     Local(LocalSnapshot<A>),
-    /// Barrier algorithms: a process gave this checkpoint up.
+    /// Barrier algorithms: a process gave this checkpoint up (not a failure Flink counts: it
+    /// was not ready, or a cancellation barrier or a newer checkpoint ended it).
     Aborted(SnapshotId),
+    /// Barrier algorithms: a process could not take its part of this checkpoint (a failure the
+    /// coordinator counts against the tolerable number).
+    Declined(SnapshotId),
+    /// Barrier algorithms: reply whether more checkpoints failed in a row than tolerated since
+    /// the last failover (the job must fail over now), and forget it.
+    FailoverDue { reply: mpsc::Sender<bool> },
     /// A process failed.
     Failed(RuntimeError),
     /// Reply with the global snapshot once assembled.

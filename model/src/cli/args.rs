@@ -220,6 +220,11 @@ pub(crate) struct ModelArgs {
     /// latest completed checkpoint.
     #[arg(long, value_name = "C", default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(0..=4))]
     pub(crate) crashes: u8,
+    /// Barrier algorithms: the coordinator tolerates T failed checkpoints in a row, 0–4 (Flink's
+    /// default 0); a decline more fails the job over: every house recovers, as in a crash.
+    /// Houses not ready (still holding restored data) and cancellations are not failures.
+    #[arg(long, value_name = "T", default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(0..=4))]
+    pub(crate) tolerable_failures: u8,
 }
 
 /// A count of at least 1.
@@ -314,6 +319,7 @@ impl ModelArgs {
                 max_concurrent: self.max_concurrent,
                 declines: self.declines,
                 crashes: self.crashes,
+                tolerable_failures: self.tolerable_failures,
             },
         };
         let resolved = config.resolve()?;

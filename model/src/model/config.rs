@@ -168,11 +168,14 @@ pub struct Checkpointing {
     pub declines: u8,
     /// Up to this many crashes in a run, each followed by recovery (`--crashes`).
     pub crashes: u8,
+    /// Failed checkpoints in a row the coordinator tolerates; one more fails the job over
+    /// (`--tolerable-failures`; Flink's default 0).
+    pub tolerable_failures: u8,
 }
 
 impl Default for Checkpointing {
     fn default() -> Self {
-        Checkpointing { max_concurrent: 1, declines: 0, crashes: 0 }
+        Checkpointing { max_concurrent: 1, declines: 0, crashes: 0, tolerable_failures: 0 }
     }
 }
 
@@ -509,6 +512,7 @@ impl Config {
                 ("--max-concurrent", c.max_concurrent != defaults.max_concurrent),
                 ("--declines", c.declines != defaults.declines),
                 ("--crashes", c.crashes != defaults.crashes),
+                ("--tolerable-failures", c.tolerable_failures != defaults.tolerable_failures),
             ];
             if let Some(&(flag, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(ConfigError::CoordinatorFlag { flag });
@@ -518,6 +522,7 @@ impl Config {
             ("--max-concurrent", c.max_concurrent, 1, 8),
             ("--declines", c.declines, 0, 4),
             ("--crashes", c.crashes, 0, 4),
+            ("--tolerable-failures", c.tolerable_failures, 0, 4),
         ] {
             if !(min..=max).contains(&value) {
                 return Err(ConfigError::CoordinatorBound { flag, value, min, max });

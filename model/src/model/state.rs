@@ -178,6 +178,8 @@ pub struct Checkpoints<A: Spec> {
     pub declines: u8,
     /// Crashes left.
     pub crashes: u8,
+    /// The job has failed over (a crash, or more failed checkpoints in a row than tolerated).
+    pub failed_over: bool,
 }
 
 /// A completed checkpoint as the coordinator stores it.

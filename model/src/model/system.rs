@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use chandy_lamport::apps::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::check::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
-    Ack, Algorithm, ChannelId, Coordinator, Effect, Initiators, Message, Process, ProcessId, Slot, SnapshotId,
+    Ack, Algorithm, ChannelId, Coordinator, Effect, Failure, Initiators, Message, Process, ProcessId, Slot, SnapshotId,
     Topology, Variant,
 };
 use smallvec::SmallVec;
@@ -221,7 +221,7 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// Whether `s` comes after a crash (barrier algorithms).
     pub fn after_crash(&self, s: &State<A>) -> bool {
-        s.ckpt.as_ref().is_some_and(|ck| ck.crashes < self.cfg.checkpointing.crashes)
+        s.ckpt.as_ref().is_some_and(|ck| ck.failed_over)
     }
 
     /// Whether `stored`, restored and run failure-free (its houses with their budgets, its
@@ -355,23 +355,26 @@ impl<A: Spec> ChandyLamport<A> {
         let lose = self.cfg.variant == Variant::LoseMarkers;
         let unaligned = self.cfg.algorithm == Algorithm::Unaligned;
         for (c, chan) in s.chans.iter().enumerate() {
+            let id = ChannelId(c as u32);
+            let receiver = &s.procs[t.channel(id).to.index()];
             // Aligned barriers: nothing is taken from a blocked input, barriers and cancellations
             // included (Flink does not poll a blocked channel).
-            let blocked = self.cfg.algorithm == Algorithm::Aligned && {
-                let id = ChannelId(c as u32);
-                s.procs[t.channel(id).to.index()].is_blocked(t, id)
-            };
+            let blocked = self.cfg.algorithm == Algorithm::Aligned && receiver.is_blocked(t, id);
+            // After a recovery the restored carts at the head are already in the receiver's
+            // input: nothing overtakes them and bandits cannot reach them.
+            let restored = if receiver.is_recovering() { receiver.restored(t, id) } else { 0 };
             for (i, packet) in chan.iter().enumerate() {
                 let (c, index) = (c as u8, i as u8);
                 // Unaligned barriers overtake the carts queued ahead of them (not other barriers;
                 // cancellations never overtake).
                 let barrier = matches!(packet.msg, Message::Marker(_));
                 let overtakes = unaligned && barrier && chan[..i].iter().all(Packet::is_app);
-                let deliverable = if i == 0 { !blocked } else { non_fifo || overtakes };
+                let deliverable = if i == 0 { !blocked } else { (non_fifo || overtakes) && restored == 0 };
                 if deliverable && !visit(Action::Deliver { channel: c, index }) {
                     return;
                 }
-                if self.cfg.theft && packet.is_app() && !visit(Action::Steal { channel: c, index }) {
+                let reachable = i >= restored;
+                if self.cfg.theft && reachable && packet.is_app() && !visit(Action::Steal { channel: c, index }) {
                     return;
                 }
                 if lose && !packet.is_app() && !visit(Action::LoseMarker { channel: c, index }) {
@@ -697,7 +700,8 @@ impl<A: Spec> ChandyLamport<A> {
             self.cfg.topology.processes().map(|p| self.house(p, A::initial(p, self.cfg.tokens[p.index()]))).collect();
         let ckpt = (self.cfg.algorithm != Algorithm::ChandyLamport).then(|| {
             let c = self.cfg.checkpointing;
-            let coord = Coordinator::new(procs.len(), usize::from(c.max_concurrent), self.cfg.variant);
+            let coord = Coordinator::new(procs.len(), usize::from(c.max_concurrent), self.cfg.variant)
+                .with_tolerable_failures(u32::from(c.tolerable_failures));
             Box::new(Checkpoints {
                 coord,
                 triggers: [0; MAX_HOUSES],
@@ -706,6 +710,7 @@ impl<A: Spec> ChandyLamport<A> {
                 ids_decreased: false,
                 declines: c.declines,
                 crashes: c.crashes,
+                failed_over: false,
             })
         });
         let history = (self.cfg.mode == Mode::Literal).then(|| {
@@ -946,12 +951,24 @@ impl<A: Spec> ChandyLamport<A> {
                 let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
                 let ck = next.ckpt.as_mut()?;
                 ck.declines = ck.declines.checked_sub(1)?;
+                // A counted failure (the house's part could not be written): one more in a row
+                // than tolerated fails the job over.
+                let failure = ck.coord.fail(s);
                 if let Err(e) = next.procs[p].edit(|h| h.decline(t, s, fx)) {
                     return refused(&e);
                 }
                 self.apply(&mut next, p, StepInput::Idle, fx, 0);
+                match failure {
+                    Failure::Stale => {}
+                    Failure::Aborted => self.discard(&mut next, &[s]),
+                    Failure::FailJob => self.recover(&mut next),
+                }
             }
-            Action::Crash => self.recover(&mut next)?,
+            Action::Crash => {
+                let ck = next.ckpt.as_mut()?;
+                ck.crashes = ck.crashes.checked_sub(1)?;
+                self.recover(&mut next);
+            }
         }
         if self.after_crash(&next) && self.quiet(&next) {
             self.tally(Tally::QuietAfterCrash);
@@ -963,13 +980,14 @@ impl<A: Spec> ChandyLamport<A> {
         Some(next)
     }
 
-    /// A crash and the recovery: the coordinator fails over (its pending checkpoints are
-    /// aborted), every house is restored from the newest completed checkpoint (or its initial
-    /// state), and each channel holds exactly that checkpoint's record of it, in front.
-    fn recover(&self, next: &mut State<A>) -> Option<()> {
+    /// The job fails over (a crash, or a failure more than tolerated) and recovers: the
+    /// coordinator's pending checkpoints are aborted, every house is restored from the newest
+    /// completed checkpoint (or its initial state), and each channel holds exactly that
+    /// checkpoint's record of it, in front.
+    fn recover(&self, next: &mut State<A>) {
         let t = &self.cfg.topology;
-        let ck = next.ckpt.as_mut()?;
-        ck.crashes = ck.crashes.checked_sub(1)?;
+        let Some(ck) = next.ckpt.as_mut() else { return };
+        ck.failed_over = true;
         ck.coord.failover();
         ck.triggers = [0; MAX_HOUSES];
         ck.budgets.clear();
@@ -1002,8 +1020,14 @@ impl<A: Spec> ChandyLamport<A> {
             }
         };
         next.procs = procs;
+        for (c, channel) in t.channels().iter().enumerate() {
+            let count = chans.get(c).len();
+            if count > 0 {
+                let restored = next.procs[channel.to.index()].edit(|h| h.restore_input(t, ChannelId(c as u32), count));
+                restored.expect("a channel is an input of its receiver");
+            }
+        }
         next.chans = chans;
-        Some(())
     }
 
     /// A label for `action` (the Explorer's).

@@ -637,3 +637,51 @@ fn a_trigger_older_than_the_newest_checkpoint_seen_is_declined() {
     assert_eq!(aborted(&out), [S1]);
     assert!(q.has_recorded(SnapshotId(2)));
 }
+
+#[test]
+fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
+    // Complete graph of 3: house 2 has inputs 0->2 and 1->2; one restored cart waits on 1->2.
+    let t = Topology::complete(3).unwrap();
+    let (c02, c12) = (c(&t, 0, 2), c(&t, 1, 2));
+    for variant in [Variant::None, Variant::CheckpointDuringRecovery] {
+        let mut q =
+            Process::with_variant(p(2), Bank::new(0), variant).with_algorithm(&t, Algorithm::Unaligned, &[p(0)]);
+        let mut out = Out::new();
+        q.restore_input(&t, c12, 1).unwrap();
+        assert!(q.is_recovering() && q.restored(&t, c12) == 1 && q.restored(&t, c02) == 0);
+        // Nothing new on 1->2 comes ahead of the restored cart.
+        let ahead = q.receive(&t, c12, Message::Marker(S0), &mut out);
+        assert_eq!(ahead, Err(CoreError::AheadOfRestored { process: p(2), channel: c12, restored: 1 }));
+        q.receive(&t, c02, Message::Marker(S0), &mut out).unwrap();
+        q.receive(&t, c12, Message::App(Jars(1)), &mut out).unwrap();
+        assert!(!q.is_recovering(), "{variant}: the restored cart is taken in");
+        if variant == Variant::None {
+            // Declined as not ready: no part, cancellations downstream, later barriers obsolete.
+            assert_eq!(aborted(&out), [S0]);
+            assert!(out.contains(&Effect::Send { channel: c(&t, 2, 0), message: Message::Cancel(S0) }));
+            assert!(q.slots().is_empty());
+            out.clear();
+            q.receive(&t, c12, Message::Marker(S0), &mut out).unwrap();
+            assert!(out.is_empty() && q.slots().is_empty());
+            // Recovered: the next checkpoint is taken.
+            q.receive(&t, c02, Message::Marker(S1), &mut out).unwrap();
+            assert!(q.has_recorded(S1));
+        } else {
+            // FLINK-20654: the checkpoint is taken, and the restored cart is not recorded.
+            assert!(aborted(&out).is_empty() && q.has_recorded(S0));
+            q.receive(&t, c12, Message::Marker(S0), &mut out).unwrap();
+            assert!(q.is_complete(S0));
+            assert_eq!(q.slot(S0).map(|s| s.recorded().count()), Some(0), "the restored cart is missing");
+        }
+    }
+    // A trigger at a house holding restored input is declined too; restoring 0 clears it.
+    let mut q = Process::new(p(0), Bank::new(0)).with_algorithm(&t, Algorithm::Aligned, &[p(0)]);
+    let mut out = Out::new();
+    q.restore_input(&t, c(&t, 1, 0), 2).unwrap();
+    q.initiate(&t, S0, &mut out).unwrap();
+    assert_eq!(aborted(&out), [S0]);
+    assert!(!q.has_recorded(S0));
+    q.restore_input(&t, c(&t, 1, 0), 0).unwrap();
+    assert!(!q.is_recovering());
+    assert!(matches!(q.restore_input(&t, c(&t, 0, 1), 1), Err(CoreError::NotIncoming { .. })));
+}
