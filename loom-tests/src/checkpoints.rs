@@ -62,6 +62,9 @@ where
     pub algorithm: Algorithm,
     /// Checkpoints pending at once.
     pub max_concurrent: usize,
+    /// Failed checkpoints in a row tolerated (the scenarios tolerate their declines: every
+    /// recovery is a scripted crash).
+    pub tolerable_failures: u32,
     /// The script.
     pub steps: Vec<Step<A::Command>>,
     /// The failure-free run's quiet ends, for an application whose runs all end quiet (the
@@ -124,6 +127,7 @@ where
             initiators: self.initiators.clone(),
             algorithm: self.algorithm,
             max_concurrent: self.max_concurrent,
+            tolerable_failures: self.tolerable_failures,
         };
         let mut cluster =
             Cluster::start(self.topology.clone(), self.initial.clone(), options).map_err(Failure::Runtime)?;
@@ -299,6 +303,7 @@ impl Scenario<Bank> {
             initiators: Initiators::Only(vec![ProcessId(0)]),
             algorithm,
             max_concurrent: 1,
+            tolerable_failures: 1,
             steps: steps.into_iter().collect(),
             expected: None,
         }
@@ -369,6 +374,7 @@ impl Scenario<Stream> {
             initiators: Initiators::Only(vec![ProcessId(0)]),
             algorithm,
             max_concurrent: 1,
+            tolerable_failures: 1,
             steps,
             expected,
         }

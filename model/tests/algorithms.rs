@@ -26,16 +26,16 @@ fn barrier_algorithms_keep_the_ledger_and_end_every_checkpoint_with_pinned_count
     use Algorithm::*;
     // One checkpoint triggered by the coordinator, no crash or decline.
     for (algorithm, topology, sends, states) in [
-        (Aligned, TopologySpec::Ring, 2, 21_032),
+        (Aligned, TopologySpec::Ring, 2, 24_032),
         (ChandyLamport, TopologySpec::Ring, 2, 4_736),
-        (Aligned, TopologySpec::Complete, 1, 17_932),
-        (Aligned, TopologySpec::Complete, 2, 1_509_843),
-        (Aligned, dag(), 2, 5_640),
+        (Aligned, TopologySpec::Complete, 1, 18_936),
+        (Aligned, TopologySpec::Complete, 2, 1_598_549),
+        (Aligned, dag(), 2, 6_200),
         (ChandyLamport, dag(), 2, 2_093),
-        (Unaligned, TopologySpec::Ring, 1, 11_680),
-        (Unaligned, TopologySpec::Ring, 2, 1_307_487),
-        (Unaligned, TopologySpec::Complete, 1, 688_458),
-        (Unaligned, dag(), 2, 242_194),
+        (Unaligned, TopologySpec::Ring, 1, 13_680),
+        (Unaligned, TopologySpec::Ring, 2, 1_557_487),
+        (Unaligned, TopologySpec::Complete, 1, 715_886),
+        (Unaligned, dag(), 2, 280_194),
     ] {
         let c = basic(algorithm, topology.clone(), sends);
         let result = run(&c);

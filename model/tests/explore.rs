@@ -196,6 +196,8 @@ fn every_barrier_variant_counterexample_opens_in_the_explorer() {
         ("--algorithm unaligned --sends 1 --crashes 1 --variant partial-output-buffers", "recorded total equals the ledger"),
         ("--algorithm unaligned --topology ring --sends 1 --declines 1 --tolerable-failures 1 --snapshots 2 --variant mixed-barriers-after-decline", "recorded total equals the ledger"),
         ("--algorithm aligned --topology ring --sends 1 --crashes 1 --snapshots 2 --variant trigger-stops-after-abort", "triggering never stops while the job runs"),
+        ("--algorithm unaligned --topology dataflow --sends 1 --tokens 1 --crashes 2 --snapshots 2 --variant checkpoint-during-recovery", "exactly-once: every quiet state is the failure-free run's"),
+        ("--algorithm unaligned --topology dataflow --sends 1 --tokens 1 --crashes 1 --variant wrong-inflight-channels", "recorded total equals the ledger"),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         let link = counterexample(&args, property);

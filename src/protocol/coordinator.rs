@@ -35,12 +35,9 @@ impl Pending {
 pub enum Ack {
     /// The checkpoint still waits for other processes.
     Pending,
-    /// Every process has acknowledged: the checkpoint is complete, and the older pending ones
-    /// listed are subsumed (aborted).
-    Completed {
-        /// Older pending checkpoints aborted by this completion, oldest first.
-        subsumed: Vec<SnapshotId>,
-    },
+    /// Every process has acknowledged: the checkpoint can be completed
+    /// ([`Coordinator::complete`]).
+    Acknowledged,
     /// The checkpoint is not pending (aborted or subsumed): the part is discarded.
     Stale,
 }
@@ -81,6 +78,12 @@ pub enum CoordinatorError {
         /// How many processes there are.
         processes: usize,
     },
+    /// A completion of a checkpoint that is not pending or not acknowledged by every process.
+    #[error("checkpoint {0} cannot complete: it is not pending with every part acknowledged")]
+    NotAcknowledged(SnapshotId),
+    /// Storing a checkpoint that is not completed (or was lost in a failover, or subsumed).
+    #[error("checkpoint {0} cannot be stored: it is not completed and waiting to be stored")]
+    NotCompleted(SnapshotId),
     /// A second acknowledgement of one checkpoint by one process.
     #[error("process {process} acknowledged checkpoint {snapshot} twice")]
     DuplicateAck {
@@ -98,6 +101,7 @@ pub struct Coordinator {
     max_concurrent: usize,
     next: u32,
     pending: SmallVec<[Pending; 1]>,
+    completed: SmallVec<[SnapshotId; 1]>,
     latest: Option<SnapshotId>,
     scheduled: bool,
     variant: Variant,
@@ -115,6 +119,7 @@ impl Coordinator {
             max_concurrent: max_concurrent.max(1),
             next: 0,
             pending: SmallVec::new(),
+            completed: SmallVec::new(),
             latest: None,
             scheduled: true,
             variant,
@@ -181,13 +186,28 @@ impl Coordinator {
         self.pending.iter().any(|p| p.id == snapshot && p.acked(process.index()))
     }
 
-    /// The checkpoint completed last, the one a recovery restores (the newest completed one,
-    /// unless completions came out of order).
+    /// The checkpoint stored last, the one a recovery restores (the newest stored one, unless
+    /// they were stored out of order).
     pub fn latest(&self) -> Option<SnapshotId> {
         self.latest
     }
 
-    /// `process` acknowledges `snapshot`: its part is complete and stored.
+    /// Whether every process has acknowledged pending checkpoint `snapshot`: it can complete.
+    pub fn is_acknowledged(&self, snapshot: SnapshotId) -> bool {
+        self.pending.iter().any(|p| p.id == snapshot && p.count() == self.processes)
+    }
+
+    /// Whether `snapshot` is completed and waits to be stored.
+    pub fn is_completed(&self, snapshot: SnapshotId) -> bool {
+        self.completed.contains(&snapshot)
+    }
+
+    /// The completed checkpoints waiting to be stored, in completion order.
+    pub fn completed(&self) -> impl Iterator<Item = SnapshotId> + '_ {
+        self.completed.iter().copied()
+    }
+
+    /// `process` acknowledges `snapshot`: its part is complete and written.
     pub fn acknowledge(&mut self, process: ProcessId, snapshot: SnapshotId) -> Result<Ack, CoordinatorError> {
         let p = process.index();
         if p >= self.processes {
@@ -201,18 +221,45 @@ impl Coordinator {
         if self.pending[i].count() < self.processes {
             return Ok(Ack::Pending);
         }
-        // Complete: it and every older pending checkpoint leave the pending list (no-subsumption:
-        // the older ones stay, and may complete later).
+        Ok(Ack::Acknowledged)
+    }
+
+    /// Completes acknowledged checkpoint `snapshot` (Flink's finalization: its metadata is
+    /// written): it leaves the pending list, and every older pending checkpoint is subsumed
+    /// (aborted; returned, oldest first). It is not restorable until [`Coordinator::store`]d;
+    /// a failover before that loses it.
+    pub fn complete(&mut self, snapshot: SnapshotId) -> Result<Vec<SnapshotId>, CoordinatorError> {
+        if !self.is_acknowledged(snapshot) {
+            return Err(CoordinatorError::NotAcknowledged(snapshot));
+        }
+        // no-subsumption: the older ones stay, and may complete later.
         let subsumed: Vec<SnapshotId> = if self.variant == Variant::NoSubsumption {
             Vec::new()
         } else {
             self.pending.iter().map(|c| c.id).filter(|&id| id < snapshot).collect()
         };
         self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
+        self.completed.push(snapshot);
+        self.reschedule();
+        Ok(subsumed)
+    }
+
+    /// Stores completed checkpoint `snapshot` (Flink's completed-checkpoint store): it is the
+    /// one a recovery restores from now on, and the failures in a row start again. Older
+    /// completed checkpoints not yet stored are subsumed (returned, oldest first).
+    pub fn store(&mut self, snapshot: SnapshotId) -> Result<Vec<SnapshotId>, CoordinatorError> {
+        if !self.is_completed(snapshot) {
+            return Err(CoordinatorError::NotCompleted(snapshot));
+        }
+        let subsumed: Vec<SnapshotId> = if self.variant == Variant::NoSubsumption {
+            Vec::new()
+        } else {
+            self.completed.iter().copied().filter(|&id| id < snapshot).collect()
+        };
+        self.completed.retain(|id| *id != snapshot && !subsumed.contains(id));
         self.latest = Some(snapshot);
         self.failures = 0;
-        self.reschedule();
-        Ok(Ack::Completed { subsumed })
+        Ok(subsumed)
     }
 
     /// A process could not take its part of `snapshot` (Flink's `CHECKPOINT_DECLINED`, counted
@@ -244,12 +291,14 @@ impl Coordinator {
         aborted
     }
 
-    /// The job fails over: every pending checkpoint is aborted (returned, oldest first) and
-    /// periodic triggering restarts (trigger-stops-after-abort, FLINK-13256: a periodic trigger
-    /// cancelled at max-concurrent stays cancelled, since no pending checkpoint is left to end
-    /// and reschedule it).
+    /// The job fails over: every pending checkpoint, and every completed one not yet stored, is
+    /// aborted (returned, oldest first) and periodic triggering restarts
+    /// (trigger-stops-after-abort, FLINK-13256: a periodic trigger cancelled at max-concurrent
+    /// stays cancelled, since no pending checkpoint is left to end and reschedule it).
     pub fn failover(&mut self) -> Vec<SnapshotId> {
-        let aborted: Vec<SnapshotId> = self.pending.drain(..).map(|c| c.id).collect();
+        let mut aborted: Vec<SnapshotId> = self.pending.drain(..).map(|c| c.id).collect();
+        aborted.extend(self.completed.drain(..));
+        aborted.sort();
         if self.variant != Variant::TriggerStopsAfterAbort {
             self.scheduled = true;
         }
@@ -288,6 +337,62 @@ mod tests {
         ProcessId(i)
     }
 
+    /// Completes and stores `id`: what both subsumed.
+    fn finish(c: &mut Coordinator, id: SnapshotId) -> Vec<SnapshotId> {
+        let mut subsumed = c.complete(id).unwrap();
+        subsumed.extend(c.store(id).unwrap());
+        subsumed
+    }
+
+    #[test]
+    fn completion_and_storing_are_steps_of_their_own() {
+        let mut c = Coordinator::new(2, 2, Variant::None);
+        let (a, b) = (c.trigger().unwrap(), c.trigger().unwrap());
+        assert_eq!(c.complete(a), Err(CoordinatorError::NotAcknowledged(a)));
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Pending));
+        assert!(!c.is_acknowledged(a));
+        assert_eq!(c.acknowledge(p(1), a), Ok(Ack::Acknowledged));
+        assert!(c.is_acknowledged(a) && c.is_pending(a) && c.latest().is_none());
+        assert_eq!(c.store(a), Err(CoordinatorError::NotCompleted(a)));
+        // Completed: no longer pending, not yet restorable.
+        assert_eq!(c.complete(a), Ok(vec![]));
+        assert!(!c.is_pending(a) && c.is_completed(a) && c.latest().is_none());
+        assert_eq!(c.completed().collect::<Vec<_>>(), [a]);
+        assert_eq!(c.complete(a), Err(CoordinatorError::NotAcknowledged(a)));
+        // A failover now loses it with the pending one.
+        let mut lost = c.clone();
+        assert_eq!(lost.failover(), vec![a, b]);
+        assert!(lost.latest().is_none() && !lost.is_completed(a));
+        // Stored: the one a recovery restores.
+        assert_eq!(c.store(a), Ok(vec![]));
+        assert_eq!(c.latest(), Some(a));
+        assert!(!c.is_completed(a));
+        assert_eq!(c.store(a), Err(CoordinatorError::NotCompleted(a)));
+        assert!(c.complete(b).unwrap_err().to_string().contains("cannot complete"));
+    }
+
+    #[test]
+    fn storing_a_newer_checkpoint_subsumes_an_older_completed_one_not_yet_stored() {
+        for variant in [Variant::None, Variant::NoSubsumption] {
+            let mut c = Coordinator::new(1, 2, variant);
+            let (a, b) = (c.trigger().unwrap(), c.trigger().unwrap());
+            assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Acknowledged));
+            assert_eq!(c.complete(a), Ok(vec![]));
+            assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Acknowledged));
+            assert_eq!(c.complete(b), Ok(vec![]));
+            let subsumed = c.store(b).unwrap();
+            assert_eq!(c.latest(), Some(b));
+            if variant == Variant::None {
+                assert_eq!(subsumed, vec![a]);
+                assert_eq!(c.store(a), Err(CoordinatorError::NotCompleted(a)));
+            } else {
+                assert!(subsumed.is_empty());
+                assert_eq!(c.store(a), Ok(vec![]));
+                assert_eq!(c.latest(), Some(a), "no-subsumption: stored out of order");
+            }
+        }
+    }
+
     #[test]
     fn triggers_increasing_ids_up_to_max_concurrent() {
         let mut c = Coordinator::new(2, 2, Variant::None);
@@ -309,7 +414,8 @@ mod tests {
         assert_eq!(c.acknowledge(p(0), id), Err(CoordinatorError::DuplicateAck { snapshot: id, process: p(0) }));
         assert_eq!(c.acknowledge(p(2), id), Ok(Ack::Pending));
         assert_eq!(c.latest(), None);
-        assert_eq!(c.acknowledge(p(1), id), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.acknowledge(p(1), id), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, id), vec![]);
         assert_eq!(c.latest(), Some(id));
         assert!(!c.is_pending(id) && c.can_trigger());
         assert_eq!(c.acknowledge(p(1), id), Ok(Ack::Stale));
@@ -325,14 +431,16 @@ mod tests {
             assert_eq!(c.acknowledge(p(i), id), Ok(Ack::Pending), "{i}");
         }
         assert!(c.has_acked(id, p(68)) && !c.has_acked(id, p(69)));
-        assert_eq!(c.acknowledge(p(69), id), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.acknowledge(p(69), id), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, id), vec![]);
     }
 
     #[test]
     fn a_newer_completed_checkpoint_subsumes_older_pending_ones() {
         let mut c = Coordinator::new(1, 3, Variant::None);
         let (a, b, d) = (c.trigger().unwrap(), c.trigger().unwrap(), c.trigger().unwrap());
-        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] }));
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, b), vec![a]);
         assert_eq!(c.pending().collect::<Vec<_>>(), [d]);
         assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Stale));
         assert_eq!(c.latest(), Some(b));
@@ -343,9 +451,11 @@ mod tests {
     fn no_subsumption_variant_lets_an_older_checkpoint_complete_after_a_newer_one() {
         let mut c = Coordinator::new(1, 2, Variant::NoSubsumption);
         let (a, b) = (c.trigger().unwrap(), c.trigger().unwrap());
-        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, b), vec![]);
         assert!(c.is_pending(a));
-        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.acknowledge(p(0), a), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, a), vec![]);
         assert_eq!(c.latest(), Some(a));
     }
 
@@ -373,7 +483,8 @@ mod tests {
         assert_eq!(c.fail(a), Failure::Aborted);
         assert_eq!(c.failures(), 1);
         let b = c.trigger().unwrap();
-        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![] }));
+        assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Acknowledged));
+        assert_eq!(finish(&mut c, b), vec![]);
         assert_eq!(c.failures(), 0);
         let d = c.trigger().unwrap();
         assert_eq!(c.fail(d), Failure::Aborted);
@@ -420,7 +531,10 @@ mod tests {
             assert!(!c.timer_at_max(), "already cancelled");
             match end {
                 0 => assert!(c.decline(b)),
-                1 => assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Completed { subsumed: vec![a] })),
+                1 => {
+                    assert_eq!(c.acknowledge(p(0), b), Ok(Ack::Acknowledged));
+                    assert_eq!(finish(&mut c, b), vec![a]);
+                }
                 _ => {
                     assert_eq!(c.failover(), vec![a, b]);
                     assert!(!c.is_scheduled() && !c.can_trigger());

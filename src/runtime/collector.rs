@@ -265,7 +265,19 @@ impl<A: Service> Collector<A> {
         match c.coordinator.acknowledge(local.process, id) {
             Ok(Ack::Pending) => self.parts.entry(id).or_default().push(local),
             Ok(Ack::Stale) => {}
-            Ok(Ack::Completed { subsumed }) => {
+            Ok(Ack::Acknowledged) => {
+                // The collector completes and stores at once: a crash comes between its
+                // messages, never inside one.
+                let subsumed = match c.coordinator.complete(id) {
+                    Ok(mut subsumed) => match c.coordinator.store(id) {
+                        Ok(more) => {
+                            subsumed.extend(more);
+                            subsumed
+                        }
+                        Err(e) => return self.fail(e.into()),
+                    },
+                    Err(e) => return self.fail(e.into()),
+                };
                 let mut parts = self.parts.remove(&id).unwrap_or_default();
                 parts.push(local);
                 let mut assembler = Assembler::new();

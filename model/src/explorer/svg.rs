@@ -200,12 +200,9 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                 let title = format!("the coordinator triggers checkpoint {id}");
                 mark(&mut body, (x(time), f.top - 14.0), "#495057", &title, &format!("T{id}"));
             }
-            Action::Ack { house, snapshot } => {
-                let stored = |s: &State<A>| s.ckpt.as_ref().and_then(|ck| ck.latest.as_ref().map(|l| l.id));
-                if stored(after) != stored(before) {
-                    let title = format!("checkpoint {snapshot} complete: stored by the coordinator");
-                    mark(&mut body, (x(time), f.y(house as usize) + 16.0), EXAMPLE, &title, &format!("✓{snapshot}"));
-                }
+            Action::Store { snapshot } => {
+                let title = format!("checkpoint {snapshot} complete: stored by the coordinator");
+                mark(&mut body, (x(time), f.top - 14.0), EXAMPLE, &title, &format!("✓{snapshot}"));
             }
             Action::Decline { house, snapshot } => {
                 let title = m.describe_action(action);
@@ -242,7 +239,12 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
                     &format!("crash ↺ {what}"),
                 );
             }
-            Action::Send { .. } | Action::Initiate { .. } | Action::Flush { .. } | Action::Transmit { .. } => {}
+            Action::Send { .. }
+            | Action::Initiate { .. }
+            | Action::Flush { .. }
+            | Action::Transmit { .. }
+            | Action::Ack { .. }
+            | Action::Complete { .. } => {}
         }
         // New messages: whatever was appended to each channel in this step (after a crash, every
         // channel's contents: the stored channel state).

@@ -94,10 +94,22 @@ pub enum Action<M, S> {
     /// coordinator drops the request and nothing changes.
     TimerAtMax,
     /// Barrier algorithms: `house` acknowledges its complete part of `snapshot` to the
-    /// coordinator (the part is stored).
+    /// coordinator (the part is written).
     Ack {
         /// The house.
         house: u8,
+        /// The checkpoint.
+        snapshot: u8,
+    },
+    /// Barrier algorithms: every house has acknowledged `snapshot`; the coordinator completes it
+    /// (its metadata is written, older pending checkpoints are subsumed). Not yet restorable.
+    Complete {
+        /// The checkpoint.
+        snapshot: u8,
+    },
+    /// Barrier algorithms: completed `snapshot` goes into the completed-checkpoint store: a
+    /// recovery restores it from now on, and the houses are told (they drop their parts).
+    Store {
         /// The checkpoint.
         snapshot: u8,
     },
@@ -430,7 +442,8 @@ impl<A: Spec> ChandyLamport<A> {
         for p in t.processes() {
             for slot in s.procs[p.index()].slots() {
                 let (house, snapshot) = (p.0 as u8, slot.id.0 as u8);
-                if ck.coord.has_acked(slot.id, p) {
+                // Acknowledged already, or completed and waiting to be stored.
+                if ck.coord.has_acked(slot.id, p) || ck.coord.is_completed(slot.id) {
                     continue;
                 }
                 if slot.is_complete() && !visit(Action::Ack { house, snapshot }) {
@@ -440,6 +453,15 @@ impl<A: Spec> ChandyLamport<A> {
                 if declinable && !visit(Action::Decline { house, snapshot }) {
                     return;
                 }
+            }
+        }
+        for snapshot in self.snapshot_ids() {
+            let id = snapshot.0 as u8;
+            if ck.coord.is_acknowledged(snapshot) && !visit(Action::Complete { snapshot: id }) {
+                return;
+            }
+            if ck.coord.is_completed(snapshot) && !visit(Action::Store { snapshot: id }) {
+                return;
             }
         }
         let left = ck.coord.next_id().0 < u32::from(self.cfg.snapshots);
@@ -926,26 +948,38 @@ impl<A: Spec> ChandyLamport<A> {
                             return refused(&e);
                         }
                     }
-                    Ok(Ack::Completed { subsumed }) => {
-                        let Some(rec) = self.recorded(&next, s) else {
-                            return refused(&format!("checkpoint {s} completed, but a house holds no complete part"));
-                        };
-                        let ck = next.ckpt.as_mut()?;
-                        ck.ids_decreased |= ck.latest.as_ref().is_some_and(|l| l.id > s);
-                        let mut budgets: SmallVec<[u8; 4]> = SmallVec::from_elem(0, t.len());
-                        for &(id, house, budget) in &ck.budgets {
-                            if u32::from(id) == s.0 {
-                                budgets[usize::from(house)] = budget;
-                            }
-                        }
-                        ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
-                        self.tally(Tally::Stores);
-                        let mut over = subsumed;
-                        over.push(s);
-                        self.discard(&mut next, &over);
-                    }
+                    Ok(Ack::Acknowledged) => {}
                     Err(e) => return refused(&e),
                 }
+            }
+            Action::Complete { snapshot } => {
+                let s = SnapshotId(u32::from(snapshot));
+                match next.ckpt.as_mut()?.coord.complete(s) {
+                    Ok(subsumed) => self.discard(&mut next, &subsumed),
+                    Err(e) => return refused(&e),
+                }
+            }
+            Action::Store { snapshot } => {
+                let s = SnapshotId(u32::from(snapshot));
+                let Some(rec) = self.recorded(&next, s) else {
+                    return refused(&format!("checkpoint {s} completed, but a house holds no complete part"));
+                };
+                let ck = next.ckpt.as_mut()?;
+                let mut over = match ck.coord.store(s) {
+                    Ok(subsumed) => subsumed,
+                    Err(e) => return refused(&e),
+                };
+                ck.ids_decreased |= ck.latest.as_ref().is_some_and(|l| l.id > s);
+                let mut budgets: SmallVec<[u8; 4]> = SmallVec::from_elem(0, t.len());
+                for &(id, house, budget) in &ck.budgets {
+                    if u32::from(id) == s.0 {
+                        budgets[usize::from(house)] = budget;
+                    }
+                }
+                ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
+                self.tally(Tally::Stores);
+                over.push(s);
+                self.discard(&mut next, &over);
             }
             Action::Decline { house, snapshot } => {
                 let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
@@ -1058,6 +1092,12 @@ impl<A: Spec> ChandyLamport<A> {
             }
             Action::Ack { house, snapshot } => format!("{} acknowledges checkpoint {snapshot}", name(house)),
             Action::Decline { house, snapshot } => format!("{} declines checkpoint {snapshot}", name(house)),
+            Action::Complete { snapshot } => {
+                format!("every house acknowledged checkpoint {snapshot}: the coordinator completes it")
+            }
+            Action::Store { snapshot } => {
+                format!("checkpoint {snapshot} is stored: recoveries restore it, the houses drop their parts")
+            }
             Action::Crash => "crash: every house recovers from the latest completed checkpoint".to_string(),
         }
     }

@@ -59,7 +59,9 @@ pub fn group<M, S>(action: &Action<M, S>) -> Group {
         Action::Transmit { house, .. } | Action::Ack { house, .. } | Action::Decline { house, .. } => {
             Group::Moves(house)
         }
-        Action::Trigger | Action::TimerAtMax | Action::Crash => Group::Moves(0),
+        Action::Trigger | Action::TimerAtMax | Action::Complete { .. } | Action::Store { .. } | Action::Crash => {
+            Group::Moves(0)
+        }
     }
 }
 
