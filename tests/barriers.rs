@@ -93,6 +93,7 @@ fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
         let outcome = cluster.shutdown().unwrap();
         assert_eq!(outcome.incarnations.len(), 2, "{algorithm}: the decline failed the job over");
         assert_eq!(outcome.incarnations[1].restored_from, Some(first), "{algorithm}");
+        assert!(outcome.incarnations[0].crashed && outcome.incarnations[1].failed_over, "{algorithm}");
         assert_eq!(outcome.aborted, vec![(second, AbortReason::Declined)], "{algorithm}");
     }
 }

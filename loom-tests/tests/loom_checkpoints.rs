@@ -44,6 +44,22 @@ fn a_declined_checkpoint_is_aborted_and_the_next_completes() {
 }
 
 #[test]
+fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
+    for algorithm in BARRIERS {
+        let explored = explore(&format!("{algorithm}: two houses, a decline fails the job over"), Some(1), move || {
+            // Up to the failover (the shutdown's final checkpoint follows it): the whole script
+            // has too many interleavings for loom.
+            let mut s = Scenario::<Bank>::decline_fails_over(2, algorithm);
+            s.steps.truncate(6);
+            s.run(Variant::None)
+        });
+        // Every run aborts the declined checkpoint (and the judge sees the failover restore the
+        // first checkpoint).
+        assert_eq!(explored.with_open, explored.interleavings, "{explored:?}");
+    }
+}
+
+#[test]
 fn a_crash_and_recovery_conserves_the_jars() {
     for algorithm in BARRIERS {
         explore(&format!("{algorithm}: two houses, a crash"), Some(1), move || {

@@ -62,6 +62,12 @@ fn a_declined_checkpoint_is_aborted_and_the_next_completes() {
 }
 
 #[test]
+fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
+    let seen = check_all("a decline fails the job over", Scenario::<Bank>::decline_fails_over);
+    assert!(seen.iter().all(|c| c.with_open == c.schedules), "{seen:?}");
+}
+
+#[test]
 fn a_crash_and_recovery_conserves_the_jars() {
     check_all("a crash", Scenario::<Bank>::crash);
 }

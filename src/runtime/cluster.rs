@@ -13,6 +13,7 @@ use super::collector::{Checkpointing, Collector};
 use super::outcome::{CheckpointOutcome, Incarnation, Options, Outcome, RuntimeError};
 use super::process::{ProcessExit, ProcessThread};
 use super::service::Service;
+use super::sync::atomic::{AtomicBool, Ordering};
 use super::sync::{mpsc, thread};
 use super::wire::{Halted, Input, Restart, ToCollector};
 
@@ -22,6 +23,7 @@ struct Life<A: Application> {
     start: GlobalState<A>,
     logs: Option<Vec<Vec<Event<A>>>>,
     crashed: bool,
+    failed_over: bool,
 }
 
 type ProcessResult<A> = Result<ProcessExit<A>, RuntimeError>;
@@ -39,6 +41,8 @@ pub struct Cluster<A: Service> {
     initiated: std::sync::Mutex<HashMap<SnapshotId, Vec<ProcessId>>>,
     /// Incarnations that ended in a crash, then the current one.
     lives: Vec<Life<A>>,
+    /// Set by the collector when more checkpoints failed in a row than tolerated.
+    failover_due: std::sync::Arc<AtomicBool>,
     /// The first failure a crashed incarnation reported.
     failure: Option<RuntimeError>,
 }
@@ -83,7 +87,13 @@ impl<A: Service> Cluster<A> {
             processes: inboxes.clone(),
         });
         let (collector_tx, collector_rx) = mpsc::channel();
-        let collector = Collector::new(std::sync::Arc::clone(&topology), collector_rx, checkpointing);
+        let failover_due = std::sync::Arc::new(AtomicBool::new(false));
+        let collector = Collector::new(
+            std::sync::Arc::clone(&topology),
+            collector_rx,
+            checkpointing,
+            std::sync::Arc::clone(&failover_due),
+        );
         let collector_thread = thread::spawn(move || collector.run());
         let mut threads = Vec::with_capacity(n);
         for (i, (app, inbox)) in apps.iter().cloned().zip(receivers).enumerate() {
@@ -109,7 +119,8 @@ impl<A: Service> Cluster<A> {
             threads,
             collector_thread: Some(collector_thread),
             initiated: std::sync::Mutex::new(HashMap::new()),
-            lives: vec![Life { restored_from: None, start, logs: None, crashed: false }],
+            lives: vec![Life { restored_from: None, start, logs: None, crashed: false, failed_over: false }],
+            failover_due,
             failure: None,
         })
     }
@@ -205,10 +216,8 @@ impl<A: Service> Cluster<A> {
     /// [`Options::tolerable_failures`] allows, the job fails over now, as
     /// [`Cluster::crash_and_recover`] does (Flink's `CheckpointFailureManager` fails the job).
     fn failover_if_due(&mut self) -> Result<(), RuntimeError> {
-        let (tx, rx) = mpsc::channel();
-        self.collector.send(ToCollector::FailoverDue { reply: tx }).map_err(|_| RuntimeError::Stopped)?;
-        if rx.recv().map_err(|_| RuntimeError::Stopped)? {
-            self.crash_and_recover()?;
+        if self.failover_due.swap(false, Ordering::SeqCst) {
+            self.recover(true)?;
         }
         Ok(())
     }
@@ -230,6 +239,12 @@ impl<A: Service> Cluster<A> {
     /// is returned here, and again by [`Cluster::shutdown`].
     pub fn crash_and_recover(&mut self) -> Result<Option<SnapshotId>, RuntimeError> {
         self.barriers()?;
+        self.recover(false)
+    }
+
+    /// Ends the incarnation and starts the next one from the latest completed checkpoint
+    /// (`failed_over`: because more checkpoints failed in a row than tolerated).
+    fn recover(&mut self, failed_over: bool) -> Result<Option<SnapshotId>, RuntimeError> {
         let (tx, rx) = mpsc::channel();
         for inbox in &self.inboxes {
             inbox.send(Input::Crash(tx.clone())).map_err(|_| RuntimeError::Stopped)?;
@@ -269,7 +284,7 @@ impl<A: Service> Cluster<A> {
             inbox.send(Input::Restart(restart)).map_err(|_| RuntimeError::Stopped)?;
         }
         let restored_from = latest.as_ref().map(|c| c.id);
-        self.lives.push(Life { restored_from, start, logs: None, crashed: false });
+        self.lives.push(Life { restored_from, start, logs: None, crashed: false, failed_over });
         if let Some(e) = failure {
             self.failure.get_or_insert(e.clone());
             return Err(e);
@@ -343,6 +358,7 @@ impl<A: Service> Cluster<A> {
                 trace,
                 completed,
                 crashed: life.crashed,
+                failed_over: life.failed_over,
             });
         }
         let trace = incarnations.last().and_then(|i| i.trace.clone());

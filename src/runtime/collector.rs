@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::outcome::{AbortReason, CheckpointOutcome, RuntimeError};
 use super::service::Service;
+use super::sync::atomic::{AtomicBool, Ordering};
 use super::sync::mpsc;
 use super::wire::{IdReply, Input, OutcomeReply, Reply, ToCollector};
 use crate::protocol::SnapshotId;
@@ -54,8 +55,9 @@ pub(crate) struct Collector<A: Service> {
     /// A shutdown waits for a final checkpoint: the reply, the final checkpoint triggered (if
     /// any yet), and how many were tried.
     finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
-    /// More checkpoints failed in a row than tolerated: the job must fail over.
-    failover_due: bool,
+    /// More checkpoints failed in a row than tolerated: the job must fail over (the cluster
+    /// reads and clears it).
+    failover_due: Arc<AtomicBool>,
 }
 
 impl<A: Service> Collector<A> {
@@ -63,6 +65,7 @@ impl<A: Service> Collector<A> {
         topology: Arc<Topology>,
         inbox: mpsc::Receiver<ToCollector<A>>,
         checkpointing: Option<Checkpointing<A>>,
+        failover_due: Arc<AtomicBool>,
     ) -> Self {
         Collector {
             topology,
@@ -79,7 +82,7 @@ impl<A: Service> Collector<A> {
             epoch: 0,
             completed_in: Vec::new(),
             finishing: None,
-            failover_due: false,
+            failover_due,
         }
     }
 
@@ -120,13 +123,13 @@ impl<A: Service> Collector<A> {
                 }
                 ToCollector::Declined(snapshot) => {
                     let failure = self.checkpointing.as_mut().map(|c| c.coordinator.fail(snapshot));
+                    // Set before the abort is answered, so that whoever learns of it sees it.
+                    if failure == Some(Failure::FailJob) {
+                        self.failover_due.store(true, Ordering::SeqCst);
+                    }
                     if matches!(failure, Some(Failure::Aborted | Failure::FailJob)) {
                         self.abort(snapshot, AbortReason::Declined);
                     }
-                    self.failover_due |= failure == Some(Failure::FailJob);
-                }
-                ToCollector::FailoverDue { reply } => {
-                    let _ = reply.send(std::mem::take(&mut self.failover_due));
                 }
                 ToCollector::Failed(error) => self.fail(error),
                 ToCollector::Wait { snapshot, reply } => {

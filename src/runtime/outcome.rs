@@ -193,6 +193,10 @@ pub struct Incarnation<A: Application> {
     pub completed: Vec<SnapshotId>,
     /// Whether it ended in a crash (otherwise in the shutdown).
     pub crashed: bool,
+    /// Whether it began with a failover because more checkpoints failed in a row than
+    /// [`Options::tolerable_failures`] allows (otherwise it is the first, or a requested
+    /// [`Cluster::crash_and_recover`](super::Cluster::crash_and_recover) began it).
+    pub failed_over: bool,
 }
 
 /// What a cluster leaves behind after [`Cluster::shutdown`](super::Cluster::shutdown).

@@ -3,10 +3,10 @@
 //! scheduler those tools explore.
 
 #[cfg(loom)]
-pub(crate) use loom::{sync::mpsc, thread};
+pub(crate) use loom::{sync::atomic, sync::mpsc, thread};
 
 #[cfg(all(shuttle, not(loom)))]
-pub(crate) use shuttle::{sync::mpsc, thread};
+pub(crate) use shuttle::{sync::atomic, sync::mpsc, thread};
 
 #[cfg(not(any(loom, shuttle)))]
-pub(crate) use std::{sync::mpsc, thread};
+pub(crate) use std::{sync::atomic, sync::mpsc, thread};

@@ -65,9 +65,7 @@ pub(crate) enum ToCollector<A: Service> {
     /// Barrier algorithms: a process could not take its part of this checkpoint (a failure the
     /// coordinator counts against the tolerable number).
     Declined(SnapshotId),
-    /// Barrier algorithms: reply whether more checkpoints failed in a row than tolerated since
-    /// the last failover (the job must fail over now), and forget it.
-    FailoverDue { reply: mpsc::Sender<bool> },
+
     /// A process failed.
     Failed(RuntimeError),
     /// Reply with the global snapshot once assembled.
