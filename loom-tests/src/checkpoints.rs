@@ -410,6 +410,18 @@ impl Scenario<Stream> {
         Self::stream(n, algorithm, steps)
     }
 
+    /// A checkpoint with an item in flight (its channel state), awaited; a crash; at once the
+    /// next checkpoint, while the houses may still take in the restored item; then every input
+    /// emitted. A house still holding restored input declines it as not ready.
+    pub fn checkpoint_during_recovery(n: usize, algorithm: Algorithm) -> Self {
+        let emit = Step::Command { at: 0, command: StreamCommand::Emit { count: 1 } };
+        let steps = [emit, Step::Trigger, emit, Step::Await(0), Step::Crash, Step::Trigger]
+            .into_iter()
+            .chain(Self::emit_all(n))
+            .collect();
+        Self::stream(n, algorithm, steps)
+    }
+
     /// As [`Scenario::crash`], with the checkpoint awaited before the crash (so the recovery
     /// restores it) and a decline of the checkpoint after the recovery.
     pub fn crash_after_checkpoint(n: usize, algorithm: Algorithm) -> Self {

@@ -76,6 +76,7 @@ fn a_crash_and_recovery_conserves_the_jars() {
 fn a_stream_crashed_and_recovered_is_exactly_once() {
     check_all("stream, a crash", Scenario::<Stream>::crash);
     check_all("stream, checkpoint, crash, decline", Scenario::<Stream>::crash_after_checkpoint);
+    check_all("stream, checkpoint, crash, checkpoint", Scenario::<Stream>::checkpoint_during_recovery);
 }
 
 const FIND: Schedules = Schedules { draw: Draw::Random, seed: 0x5eed, iterations: 500 };
@@ -95,4 +96,14 @@ fn process_after_barrier_is_caught_as_an_inward_crossing() {
     });
     let Failure::Violation(v) = failure else { panic!("expected a violation, got {failure:?}") };
     assert_eq!(v.clause(), Clause::NoInwardCrossing, "{v}");
+}
+
+#[test]
+fn checkpoint_during_recovery_is_caught_as_a_checkpoint_missing_restored_data() {
+    // FLINK-20654: after the crash a join house still takes in a restored item when the next
+    // checkpoint's barrier comes on its other input; it checkpoints and does not record the item.
+    let failure = find_failure("checkpoint-during-recovery", FIND, || {
+        Scenario::<Stream>::checkpoint_during_recovery(3, Algorithm::Unaligned).run(Variant::CheckpointDuringRecovery)
+    });
+    assert!(matches!(failure, Failure::NotConserved { .. } | Failure::Inconsistent { .. }), "{failure:?}");
 }

@@ -55,6 +55,8 @@ pub(crate) struct Collector<A: Service> {
     /// A shutdown waits for a final checkpoint: the reply, the final checkpoint triggered (if
     /// any yet), and how many were tried.
     finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
+    /// Processes restarted that have not yet taken in their restored input.
+    recovering: usize,
     /// More checkpoints failed in a row than tolerated: the job must fail over (the cluster
     /// reads and clears it).
     failover_due: Arc<AtomicBool>,
@@ -83,6 +85,7 @@ impl<A: Service> Collector<A> {
             completed_in: Vec::new(),
             finishing: None,
             failover_due,
+            recovering: 0,
         }
     }
 
@@ -131,6 +134,7 @@ impl<A: Service> Collector<A> {
                         self.abort(snapshot, AbortReason::Declined);
                     }
                 }
+                ToCollector::Recovered => self.recovering = self.recovering.saturating_sub(1),
                 ToCollector::Failed(error) => self.fail(error),
                 ToCollector::Wait { snapshot, reply } => {
                     if let Some(global) = self.done.get(&snapshot) {
@@ -174,6 +178,8 @@ impl<A: Service> Collector<A> {
                     let latest_id = self.checkpointing.as_ref().and_then(|c| c.coordinator.latest());
                     let latest = latest_id.and_then(|id| self.done.get(&id)).cloned();
                     self.epoch += 1;
+                    // Every process restarts, and reports once its restored input is taken in.
+                    self.recovering = self.topology.len();
                     let _ = reply.send(latest);
                 }
                 ToCollector::Stop => break,
@@ -233,6 +239,9 @@ impl<A: Service> Collector<A> {
                 let _ = reply.send(Ok(id));
             }
             Some(id) if !self.aborted.contains_key(&id) => self.finishing = Some((reply, last, tries)),
+            // The final checkpoint waits until every process has taken in its restored input
+            // (it would decline as not ready), as Flink triggers only when every task runs.
+            _ if self.recovering > 0 => self.finishing = Some((reply, last, tries)),
             _ => {
                 let can = self.checkpointing.as_ref().is_some_and(|c| c.coordinator.can_trigger());
                 let pending = self.checkpointing.as_ref().is_some_and(|c| c.coordinator.pending().next().is_some());

@@ -84,6 +84,8 @@ pub(crate) struct ProcessThread<A: Service> {
     flushed: Vec<bool>,
     /// Decline the next checkpoint recorded here.
     decline_next: bool,
+    /// After a restart: whether the collector was told that the restored input is taken in.
+    recovered_told: bool,
     /// The first failure here; a failed process only drains until shutdown.
     failure: Option<RuntimeError>,
 }
@@ -124,6 +126,7 @@ impl<A: Service> ProcessThread<A> {
             flush_sent: false,
             flushed: vec![false; incoming],
             decline_next: false,
+            recovered_told: true,
             failure: None,
         }
     }
@@ -139,6 +142,11 @@ impl<A: Service> ProcessThread<A> {
     pub(crate) fn run(mut self) -> Result<ProcessExit<A>, RuntimeError> {
         self.guarded(|p| p.react());
         loop {
+            if !self.recovered_told && !self.core.is_recovering() {
+                // The restored input is taken in: checkpoints are taken here again.
+                self.recovered_told = true;
+                let _ = self.collector.send(ToCollector::Recovered);
+            }
             while let Ok(input) = self.inbox.try_recv() {
                 self.arrivals.push_back(input);
             }
@@ -447,6 +455,7 @@ impl<A: Service> ProcessThread<A> {
         self.flush_sent = false;
         self.flushed.iter_mut().for_each(|f| *f = false);
         self.decline_next = false;
+        self.recovered_told = false;
         self.failure = refused;
     }
 

@@ -65,6 +65,9 @@ pub(crate) enum ToCollector<A: Service> {
     /// Barrier algorithms: a process could not take its part of this checkpoint (a failure the
     /// coordinator counts against the tolerable number).
     Declined(SnapshotId),
+    /// Barrier algorithms: a restarted process has taken in its restored input (until then it
+    /// declines checkpoints as not ready).
+    Recovered,
 
     /// A process failed.
     Failed(RuntimeError),
