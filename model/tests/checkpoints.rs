@@ -319,6 +319,47 @@ fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
 }
 
 #[test]
+fn a_house_still_holding_restored_input_declines_a_checkpoint_as_not_ready() {
+    // Dataflow P0 -> P1, P0 -> P2, P1 -> P2. Checkpoint 0 records a cart on P0 -> P2 (in P0's
+    // output buffer, which the barrier overtakes); the crash puts it back in front of P2's input.
+    let c = Checkpointing { crashes: 1, ..Checkpointing::default() };
+    let m = barrier_model(Algorithm::Unaligned, TopologySpec::Dataflow, 2, c);
+    let mut s = m.init_states().remove(0);
+    let c02 = m.topology().channel_between(ProcessId(0), ProcessId(2)).expect("0->2");
+    let to_p2 = m
+        .enabled(&s)
+        .into_iter()
+        .find(|a| matches!(a, Action::Send { from: 0, channel, .. } if u32::from(*channel) == c02.0));
+    s = take(&m, &s, to_p2.expect("P0 sends to P2"));
+    s = take(&m, &s, Action::Trigger);
+    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    for (from, to) in [(0, 1), (0, 2), (1, 2)] {
+        s = take(&m, &s, head(&m, from, to));
+    }
+    for house in 0..3 {
+        s = take(&m, &s, Action::Ack { house, snapshot: 0 });
+    }
+    s = take(&m, &s, Action::Complete { snapshot: 0 });
+    s = take(&m, &s, Action::Store { snapshot: 0 });
+    s = take(&m, &s, Action::Crash);
+    assert_eq!(s.procs[2].restored(m.topology(), c02), 1, "the recorded cart is restored input of P2");
+    // Checkpoint 1: its barrier reaches P2 on P1 -> P2 while the restored cart waits on P0 -> P2.
+    s = take(&m, &s, Action::Trigger);
+    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 1 });
+    let overtake = Action::Deliver { channel: c02.0 as u8, index: 1 };
+    assert!(!m.enabled(&s).contains(&overtake), "nothing overtakes restored input");
+    s = take(&m, &s, head(&m, 0, 1));
+    s = take(&m, &s, head(&m, 1, 2));
+    let ck = s.ckpt.as_ref().expect("a coordinator");
+    assert!(ck.coord.pending().next().is_none(), "P2 declined checkpoint 1 as not ready");
+    assert_eq!(ck.coord.failures(), 0, "not a failure the coordinator counts");
+    assert!(s.procs[2].slots().is_empty() && s.procs[2].is_recovering());
+    // Once the restored cart is in, nothing is held.
+    s = take(&m, &s, head(&m, 0, 2));
+    assert!(!s.procs[2].is_recovering());
+}
+
+#[test]
 fn a_completed_checkpoint_subsumes_an_older_pending_one() {
     let c = Checkpointing { max_concurrent: 2, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Ring, 2, c);
