@@ -57,6 +57,8 @@ pub(crate) struct Collector<A: Service> {
     finishing: Option<(IdReply, Option<SnapshotId>, usize)>,
     /// Processes restarted that have not yet taken in their restored input.
     recovering: usize,
+    /// Completed checkpoints waiting to be stored, oldest first.
+    to_store: Vec<SnapshotId>,
     /// More checkpoints failed in a row than tolerated: the job must fail over (the cluster
     /// reads and clears it).
     failover_due: Arc<AtomicBool>,
@@ -86,6 +88,7 @@ impl<A: Service> Collector<A> {
             finishing: None,
             failover_due,
             recovering: 0,
+            to_store: Vec::new(),
         }
     }
 
@@ -110,7 +113,23 @@ impl<A: Service> Collector<A> {
 
     pub(crate) fn run(mut self) -> Collected<A> {
         loop {
-            let Ok(msg) = self.inbox.recv() else { break };
+            // A completed checkpoint is stored when nothing else is waiting: a failover
+            // requested before it comes first, so a crash can fall between completing and
+            // storing.
+            let msg = if self.to_store.is_empty() {
+                self.inbox.recv().ok()
+            } else {
+                match self.inbox.try_recv() {
+                    Ok(msg) => Some(msg),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => {
+                        self.store();
+                        self.finish();
+                        continue;
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+                }
+            };
+            let Some(msg) = msg else { break };
             match msg {
                 ToCollector::Local(local) if self.checkpointing.is_some() => self.acknowledge(local),
                 ToCollector::Local(local) => match self.assembler.add(&self.topology, local) {
@@ -171,6 +190,8 @@ impl<A: Service> Collector<A> {
                     }
                 }
                 ToCollector::Failover { reply } => {
+                    // Pending checkpoints and completed ones not yet stored are lost.
+                    self.to_store.clear();
                     let aborted = self.checkpointing.as_mut().map(|c| c.coordinator.failover()).unwrap_or_default();
                     for snapshot in aborted {
                         self.abort(snapshot, AbortReason::Failover);
@@ -278,40 +299,53 @@ impl<A: Service> Collector<A> {
             Ok(Ack::Pending) => self.parts.entry(id).or_default().push(local),
             Ok(Ack::Stale) => {}
             Ok(Ack::Acknowledged) => {
-                // The collector completes and stores at once: a crash comes between its
-                // messages, never inside one.
+                // Completed now; stored once nothing else waits in the inbox (a failover already
+                // requested comes first and loses it).
                 let subsumed = match c.coordinator.complete(id) {
-                    Ok(mut subsumed) => match c.coordinator.store(id) {
-                        Ok(more) => {
-                            subsumed.extend(more);
-                            subsumed
-                        }
-                        Err(e) => return self.fail(e.into()),
-                    },
+                    Ok(subsumed) => subsumed,
                     Err(e) => return self.fail(e.into()),
                 };
-                let mut parts = self.parts.remove(&id).unwrap_or_default();
-                parts.push(local);
-                let mut assembler = Assembler::new();
-                let mut global = None;
-                for part in parts {
-                    match assembler.add(&self.topology, part) {
-                        Ok(g) => global = g.or(global),
-                        Err(e) => return self.fail(e.into()),
-                    }
-                }
+                self.parts.entry(id).or_default().push(local);
                 for s in subsumed {
                     self.abort(s, AbortReason::Subsumed);
                 }
-                match global {
-                    Some(global) => {
-                        self.completed_in.push((id, self.epoch));
-                        self.completed(global);
-                    }
-                    None => self.fail(RuntimeError::MissingParts(id)),
-                }
+                self.to_store.push(id);
             }
             Err(e) => self.fail(e.into()),
+        }
+    }
+
+    /// Barrier algorithms: the oldest completed checkpoint goes into the store (unless a failover
+    /// lost it meanwhile): assembled from its parts, and answered.
+    fn store(&mut self) {
+        if self.to_store.is_empty() {
+            return;
+        }
+        let id = self.to_store.remove(0);
+        let Some(c) = self.checkpointing.as_mut() else { return };
+        let subsumed = match c.coordinator.store(id) {
+            Ok(subsumed) => subsumed,
+            Err(e) => return self.fail(e.into()),
+        };
+        let parts = self.parts.remove(&id).unwrap_or_default();
+        let mut assembler = Assembler::new();
+        let mut global = None;
+        for part in parts {
+            match assembler.add(&self.topology, part) {
+                Ok(g) => global = g.or(global),
+                Err(e) => return self.fail(e.into()),
+            }
+        }
+        for s in subsumed {
+            self.to_store.retain(|&t| t != s);
+            self.abort(s, AbortReason::Subsumed);
+        }
+        match global {
+            Some(global) => {
+                self.completed_in.push((id, self.epoch));
+                self.completed(global);
+            }
+            None => self.fail(RuntimeError::MissingParts(id)),
         }
     }
 
