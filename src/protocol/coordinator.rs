@@ -232,12 +232,7 @@ impl Coordinator {
         if !self.is_acknowledged(snapshot) {
             return Err(CoordinatorError::NotAcknowledged(snapshot));
         }
-        // no-subsumption: the older ones stay, and may complete later.
-        let subsumed: Vec<SnapshotId> = if self.variant == Variant::NoSubsumption {
-            Vec::new()
-        } else {
-            self.pending.iter().map(|c| c.id).filter(|&id| id < snapshot).collect()
-        };
+        let subsumed = self.older_than(snapshot, self.pending.iter().map(|c| c.id));
         self.pending.retain(|c| c.id != snapshot && !subsumed.contains(&c.id));
         self.completed.push(snapshot);
         self.reschedule();
@@ -251,11 +246,7 @@ impl Coordinator {
         if !self.is_completed(snapshot) {
             return Err(CoordinatorError::NotCompleted(snapshot));
         }
-        let subsumed: Vec<SnapshotId> = if self.variant == Variant::NoSubsumption {
-            Vec::new()
-        } else {
-            self.completed.iter().copied().filter(|&id| id < snapshot).collect()
-        };
+        let subsumed = self.older_than(snapshot, self.completed.iter().copied());
         self.completed.retain(|id| *id != snapshot && !subsumed.contains(id));
         self.latest = Some(snapshot);
         self.failures = 0;
@@ -320,6 +311,15 @@ impl Coordinator {
     /// Whether [`Coordinator::timer_at_max`] would change anything now.
     pub fn timer_cancels(&self) -> bool {
         self.variant == Variant::TriggerStopsAfterAbort && self.scheduled && self.pending.len() >= self.max_concurrent
+    }
+
+    /// The checkpoints among `ids` that `snapshot` subsumes: the older ones (none under
+    /// no-subsumption, where they stay and may complete or be stored later).
+    fn older_than(&self, snapshot: SnapshotId, ids: impl Iterator<Item = SnapshotId>) -> Vec<SnapshotId> {
+        if self.variant == Variant::NoSubsumption {
+            return Vec::new();
+        }
+        ids.filter(|&id| id < snapshot).collect()
     }
 
     /// Bookkeeping after a pending checkpoint ended (completed, subsumed or declined): a
