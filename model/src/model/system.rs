@@ -127,6 +127,14 @@ pub enum Action<M, S> {
 /// The most states of the failure-free run whose quiet outcomes exactly-once is judged against.
 pub const QUIET_STATES: usize = 2_000_000;
 
+/// Why an action taken in a state leads to no ordinary successor.
+pub(crate) enum Stop {
+    /// The action is not a step of that state.
+    NotAStep,
+    /// The core refused the step (its error): the successor is the state marked refused.
+    Refused(String),
+}
+
 /// The model's action type for application `A`.
 pub type Act<A> = Action<<A as chandy_lamport::Application>::Msg, <A as chandy_lamport::Application>::Step>;
 
@@ -787,15 +795,30 @@ impl<A: Spec> ChandyLamport<A> {
     /// core refuses gives `last` marked refused (the core leaves a house unchanged when it
     /// refuses).
     fn step(&self, last: &State<A>, action: Act<A>, fx: &mut Vec<Effect<Cart<A>>>) -> Option<State<A>> {
-        let t = &self.cfg.topology;
         let mut next = last.clone();
-        let done_before = if next.ghost.is_some() { self.done_bits(last) } else { 0 };
-        let events_before = last.history.as_ref().map_or(0, |h| h.trace.events.len());
-        let refused = |error: &dyn std::fmt::Display| {
-            let mut dead = last.clone();
-            dead.refused = Some(error.to_string().into_boxed_str());
-            Some(dead)
-        };
+        match self.advance(&mut next, action, fx) {
+            Ok(()) => Some(next),
+            Err(Stop::NotAStep) => None,
+            Err(Stop::Refused(error)) => {
+                let mut dead = last.clone();
+                dead.refused = Some(error.into_boxed_str());
+                Some(dead)
+            }
+        }
+    }
+
+    /// Takes `action` in `next` itself (what `next` held before is the state the step is taken
+    /// from); on an error `next` is left part-changed and must be discarded or restored.
+    pub(crate) fn advance(
+        &self,
+        next: &mut State<A>,
+        action: Act<A>,
+        fx: &mut Vec<Effect<Cart<A>>>,
+    ) -> Result<(), Stop> {
+        let t = &self.cfg.topology;
+        let done_before = if next.ghost.is_some() { self.done_bits(next) } else { 0 };
+        let events_before = next.history.as_ref().map_or(0, |h| h.trace.events.len());
+        let refused = |error: &dyn std::fmt::Display| Err(Stop::Refused(error.to_string()));
         match action {
             Action::Send { from, channel, msg } => {
                 let (p, c) = (from as usize, ChannelId(u32::from(channel)));
@@ -826,7 +849,7 @@ impl<A: Spec> ChandyLamport<A> {
                         g.on_buffer(c.index(), tag);
                     }
                 }
-                self.apply(&mut next, p, input, fx, tag);
+                self.apply(next, p, input, fx, tag);
             }
             Action::Internal { house, step } => {
                 let p = house as usize;
@@ -838,19 +861,20 @@ impl<A: Spec> ChandyLamport<A> {
                 if let Some(h) = next.history.as_mut() {
                     Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal { step }, &app);
                 }
-                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+                self.apply(next, p, StepInput::Idle, fx, 0);
             }
             Action::Deliver { channel, index } => {
                 let c = ChannelId(u32::from(channel));
                 let q = t.channel(c).to.index();
                 let i = index as usize;
+                let d = &mut *next.0;
                 if let (Some(g), Some(Packet { msg: Message::App(cart), tag })) =
-                    (next.ghost.as_mut(), last.chans.get(c.index()).get(i))
+                    (d.ghost.as_mut(), d.chans.get(c.index()).get(i))
                 {
-                    let recorded = self.recorded_bits(&last.procs[q]);
-                    g.on_receive(&last.chans, c.index(), i, *cart, *tag, recorded, done_before);
+                    let recorded = self.recorded_bits(&d.procs[q]);
+                    g.on_receive(&d.chans, c.index(), i, *cart, *tag, recorded, done_before);
                 }
-                let overtaken: smallvec::SmallVec<[Cart<A>; 4]> = last.chans.get(c.index())[..i]
+                let overtaken: smallvec::SmallVec<[Cart<A>; 4]> = next.chans.get(c.index())[..i]
                     .iter()
                     .filter_map(|p| match p.msg {
                         Message::App(cart) if self.cfg.algorithm == Algorithm::Unaligned => Some(cart),
@@ -866,12 +890,12 @@ impl<A: Spec> ChandyLamport<A> {
                 if let Err(e) = next.procs[q].edit(|house| house.receive_overtaking(t, c, packet.msg, &overtaken, fx)) {
                     return refused(&e);
                 }
-                self.apply(&mut next, q, input, fx, 0);
+                self.apply(next, q, input, fx, 0);
             }
             Action::Steal { channel, index } => {
                 let c = ChannelId(u32::from(channel));
                 let packet = next.chans.remove(c.index(), index as usize);
-                let Message::App(cart) = packet.msg else { return None };
+                let Message::App(cart) = packet.msg else { return Err(Stop::NotAStep) };
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_theft(c.index(), cart, A::carried(&cart.msg), packet.tag, done_before);
                 }
@@ -892,27 +916,22 @@ impl<A: Spec> ChandyLamport<A> {
                     ck.triggers[p] &= !(1 << snapshot);
                 }
                 if next.ghost.as_ref().is_some_and(|g| !g.snaps[s.0 as usize].active) {
-                    let y = self.y_live(last);
-                    if let Some(g) = next.ghost.as_mut() {
-                        g.activate(
-                            s.0 as usize,
-                            &last.chans,
-                            last.procs.len(),
-                            last.accounted(),
-                            self.initial_total,
-                            y,
-                        );
+                    // Read before the house steps (the triggers are no part of either).
+                    let (y, accounted) = (self.y_live(next), next.accounted());
+                    let d = &mut *next.0;
+                    if let Some(g) = d.ghost.as_mut() {
+                        g.activate(s.0 as usize, &d.chans, d.procs.len(), accounted, self.initial_total, y);
                     }
                 }
                 if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {
                     return refused(&e);
                 }
-                self.apply(&mut next, p, StepInput::Initiate, fx, 0);
+                self.apply(next, p, StepInput::Initiate, fx, 0);
             }
             Action::Flush { house } => {
                 let p = house as usize;
                 next.procs[p].edit(|house| house.flush(t, fx));
-                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+                self.apply(next, p, StepInput::Idle, fx, 0);
             }
             Action::Transmit { house, channel } => {
                 let p = house as usize;
@@ -922,10 +941,10 @@ impl<A: Spec> ChandyLamport<A> {
                 }
                 // The cart keeps the tag it was sent with (into the buffer).
                 let tag = next.ghost.as_mut().and_then(|g| g.on_transmit(c.index())).unwrap_or(0);
-                self.apply(&mut next, p, StepInput::Idle, fx, tag);
+                self.apply(next, p, StepInput::Idle, fx, tag);
             }
             Action::Trigger => {
-                let ck = next.ckpt.as_mut()?;
+                let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
                 match ck.coord.trigger() {
                     Ok(id) => {
                         for p in t.processes().filter(|p| self.cfg.initiators[p.index()]) {
@@ -936,11 +955,11 @@ impl<A: Spec> ChandyLamport<A> {
                 }
             }
             Action::TimerAtMax => {
-                next.ckpt.as_mut()?.coord.timer_at_max();
+                next.ckpt.as_mut().ok_or(Stop::NotAStep)?.coord.timer_at_max();
             }
             Action::Ack { house, snapshot } => {
                 let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
-                let ck = next.ckpt.as_mut()?;
+                let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
                 match ck.coord.acknowledge(ProcessId(u16::from(house)), s) {
                     Ok(Ack::Pending) => {}
                     Ok(Ack::Stale) => {
@@ -954,17 +973,17 @@ impl<A: Spec> ChandyLamport<A> {
             }
             Action::Complete { snapshot } => {
                 let s = SnapshotId(u32::from(snapshot));
-                match next.ckpt.as_mut()?.coord.complete(s) {
-                    Ok(subsumed) => self.discard(&mut next, &subsumed),
+                match next.ckpt.as_mut().ok_or(Stop::NotAStep)?.coord.complete(s) {
+                    Ok(subsumed) => self.discard(next, &subsumed),
                     Err(e) => return refused(&e),
                 }
             }
             Action::Store { snapshot } => {
                 let s = SnapshotId(u32::from(snapshot));
-                let Some(rec) = self.recorded(&next, s) else {
+                let Some(rec) = self.recorded(next, s) else {
                     return refused(&format!("checkpoint {s} completed, but a house holds no complete part"));
                 };
-                let ck = next.ckpt.as_mut()?;
+                let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
                 let mut over = match ck.coord.store(s) {
                     Ok(subsumed) => subsumed,
                     Err(e) => return refused(&e),
@@ -979,39 +998,39 @@ impl<A: Spec> ChandyLamport<A> {
                 ck.latest = Some(Arc::new(Stored { id: s, rec, budgets }));
                 self.tally(Tally::Stores);
                 over.push(s);
-                self.discard(&mut next, &over);
+                self.discard(next, &over);
             }
             Action::Decline { house, snapshot } => {
                 let (p, s) = (house as usize, SnapshotId(u32::from(snapshot)));
-                let ck = next.ckpt.as_mut()?;
-                ck.declines = ck.declines.checked_sub(1)?;
+                let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
+                ck.declines = ck.declines.checked_sub(1).ok_or(Stop::NotAStep)?;
                 // A counted failure (the house's part could not be written): one more in a row
                 // than tolerated fails the job over.
                 let failure = ck.coord.fail(s);
                 if let Err(e) = next.procs[p].edit(|h| h.decline(t, s, fx)) {
                     return refused(&e);
                 }
-                self.apply(&mut next, p, StepInput::Idle, fx, 0);
+                self.apply(next, p, StepInput::Idle, fx, 0);
                 match failure {
                     Failure::Stale => {}
-                    Failure::Aborted => self.discard(&mut next, &[s]),
-                    Failure::FailJob => self.recover(&mut next),
+                    Failure::Aborted => self.discard(next, &[s]),
+                    Failure::FailJob => self.recover(next),
                 }
             }
             Action::Crash => {
-                let ck = next.ckpt.as_mut()?;
-                ck.crashes = ck.crashes.checked_sub(1)?;
-                self.recover(&mut next);
+                let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
+                ck.crashes = ck.crashes.checked_sub(1).ok_or(Stop::NotAStep)?;
+                self.recover(next);
             }
         }
-        if self.after_crash(&next) && self.quiet(&next) {
+        if self.after_crash(next) && self.quiet(next) {
             self.tally(Tally::QuietAfterCrash);
         }
-        self.completed(&mut next, done_before);
+        self.completed(next, done_before);
         if let Some(h) = next.history.as_mut() {
             h.seal(events_before);
         }
-        Some(next)
+        Ok(())
     }
 
     /// The job fails over (a crash, or a failure more than tolerated) and recovers: the
