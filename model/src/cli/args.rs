@@ -158,6 +158,10 @@ pub(crate) enum Command {
         /// Print one JSON object instead of the verdict lines.
         #[arg(long)]
         json: bool,
+        /// How the logs are read: `stream` (one pass) or `whole` (every event in memory first,
+        /// the reader before issue 24; kept for bench/verify.sh).
+        #[arg(long, value_enum, default_value = "stream", hide = true)]
+        reader: verify::Reader,
     },
 }
 

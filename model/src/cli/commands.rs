@@ -95,8 +95,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             verify::App::Stream => check_cmd::<Stream>(&model, &checker, json),
         },
         Command::Merge { files, json } => merge_cmd(&files, json),
-        Command::Verify { topology, trace, app, initial, json } => {
-            verify::run(&topology, &trace, app, initial.as_deref(), json)
+        Command::Verify { topology, trace, app, initial, json, reader } => {
+            verify::run(&topology, &trace, app, initial.as_deref(), json, reader)
         }
         Command::Replay { topology, events, delays, seed, expect, variant, trace_out } => {
             if !variant.applies_to(Algorithm::ChandyLamport) {

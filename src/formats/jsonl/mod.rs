@@ -89,13 +89,16 @@
 mod claims;
 mod line;
 mod logs;
+mod onepass;
 mod parsed;
 mod read;
+mod stream;
 #[cfg(test)]
 mod tests;
 mod write;
 
 pub use line::{Kind, Line, Location, LogApp, LogId};
 pub use logs::{Anomaly, Claim, Damage, LogError, LogProblem, Logs, States};
+pub use onepass::{judge_in_one_pass, Clean, Conserved, NotClean, Progress, Source};
 pub use read::{parse_logs, read_logs};
 pub use write::{write_logs, WriteError};

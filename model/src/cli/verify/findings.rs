@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
+pub use chandy_lamport::formats::jsonl::Conserved;
 use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
 use chandy_lamport::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
@@ -299,22 +300,6 @@ impl<A: LogApp> Names<'_, A> {
         }
     }
 }
-
-/// An application's conserved amount: what a state holds and what a message carries.
-pub struct Conserved<A: Application> {
-    /// Held by a state.
-    pub state: fn(&A) -> i128,
-    /// Carried by a message.
-    pub msg: fn(&A::Msg) -> i128,
-}
-
-impl<A: Application> Clone for Conserved<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<A: Application> Copy for Conserved<A> {}
 
 /// The conserved total of a complete snapshot against the initial total less what was lost
 /// before the cut, for an application with one (`amount` of a state and of a message).

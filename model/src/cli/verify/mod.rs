@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use chandy_lamport::apps::bank::Bank;
@@ -21,7 +22,8 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::check::{check_ids, fifo_breaks, unterminated, Clause, Violation};
 use chandy_lamport::check::{EventKind, MsgId, Trace};
-use chandy_lamport::formats::jsonl::{parse_logs, read_logs, LogApp, LogId, Logs, States};
+use chandy_lamport::formats::jsonl::{judge_in_one_pass, parse_logs, read_logs, LogApp, LogId, Logs, States};
+use chandy_lamport::formats::jsonl::{Clean, Progress, Source};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
@@ -29,7 +31,8 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use super::output::{note, to_stdout};
-use super::report::{EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
+use super::report::{group, EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED};
+use super::run::resident_bytes;
 use findings::{clause_name, clause_title, AsJson, Names};
 pub use findings::{Conserved, Finding};
 pub use initial::read_initial;
@@ -81,6 +84,18 @@ pub enum LogKind {
     /// Any system: states, payloads and steps are opaque JSON, never interpreted; a record may
     /// log no state.
     None,
+}
+
+/// How `model verify` reads the logs (`--reader`, hidden: bench/verify.sh compares the two).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Reader {
+    /// One pass over the events, every snapshot judged on the way, memory bounded by what is in
+    /// flight; logs with findings (or errors) are then read whole to word them.
+    #[default]
+    Stream,
+    /// Every event in memory first, then each snapshot judged over all of them (the reader
+    /// before issue 24).
+    Whole,
 }
 
 /// The most findings listed for one snapshot, and for the run: past that they are counted, so
@@ -176,6 +191,7 @@ pub fn run(
     app: LogKind,
     initial_file: Option<&Path>,
     json: bool,
+    reader: Reader,
 ) -> anyhow::Result<ExitCode> {
     let top = TopFile::read(topology)?;
     for w in &top.warnings {
@@ -200,27 +216,40 @@ pub fn run(
         Ok(top.topology.processes().map(|p| A::initial(p, top.tokens.get(p.index()).copied().unwrap_or(0))).collect())
     }
     let t = &top.topology;
+    let mut ticker = Ticker::new(Duration::from_secs(3));
+    let source = Source::Files(traces);
+    let mut by = |i, mode| verify_by(t, i, source, mode, reader, &mut ticker);
     let outcome = match app {
-        LogKind::Bank => verify_logs::<Bank>(t, initial(&top, topology, initial_file)?, traces, &Mode::interpreted())?,
-        LogKind::Orders => {
-            verify_logs::<Orders>(t, initial(&top, topology, initial_file)?, traces, &Mode::interpreted())?
-        }
-        LogKind::Stream => {
-            verify_logs::<Stream>(t, initial(&top, topology, initial_file)?, traces, &Mode::interpreted())?
-        }
+        LogKind::Bank => by(initial::<Bank>(&top, topology, initial_file)?, &Mode::interpreted())?,
+        LogKind::Orders => verify_by(
+            t,
+            initial::<Orders>(&top, topology, initial_file)?,
+            source,
+            &Mode::interpreted(),
+            reader,
+            &mut ticker,
+        )?,
+        LogKind::Stream => verify_by(
+            t,
+            initial::<Stream>(&top, topology, initial_file)?,
+            source,
+            &Mode::interpreted(),
+            reader,
+            &mut ticker,
+        )?,
         LogKind::Balance => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
                 None => top.tokens.iter().map(|&b| Balance(i64::from(b))).collect(),
             };
-            verify_logs(t, initial, traces, &Mode::balance())?
+            verify_by(t, initial, source, &Mode::balance(), reader, &mut ticker)?
         }
         LogKind::None => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
                 None => vec![Opaque::default(); t.len()],
             };
-            verify_logs(t, initial, traces, &Mode::none())?
+            verify_by(t, initial, source, &Mode::none(), reader, &mut ticker)?
         }
     };
     let outcome =
@@ -261,9 +290,7 @@ pub fn verify_logs<A: LogApp>(
     files: &[PathBuf],
     mode: &Mode<A>,
 ) -> anyhow::Result<Outcome> {
-    let logs: Logs<A> = read_logs(topology, initial, files, &mode.states)?;
-    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    judge(topology, &logs, files, mode)
+    verify_by(topology, initial, Source::Files(files), mode, Reader::Stream, &mut Ticker::silent())
 }
 
 /// [`verify_logs`] on texts already read: `(file name, text)` pairs.
@@ -273,8 +300,104 @@ pub fn verify_texts<A: LogApp>(
     texts: &[(String, String)],
     mode: &Mode<A>,
 ) -> anyhow::Result<Outcome> {
-    let logs: Logs<A> = parse_logs(topology, initial, texts, &mode.states)?;
-    judge(topology, &logs, texts.iter().map(|(file, _)| file.clone()).collect(), mode)
+    verify_by(topology, initial, Source::Texts(texts), mode, Reader::Stream, &mut Ticker::silent())
+}
+
+/// [`verify_logs`] or [`verify_texts`] with either reader: the verdict, the findings and the
+/// errors are the same with both. Progress lines go to `ticker`.
+pub fn verify_by<A: LogApp>(
+    topology: &Topology,
+    initial: Vec<A>,
+    source: Source<'_>,
+    mode: &Mode<A>,
+    reader: Reader,
+    ticker: &mut Ticker,
+) -> anyhow::Result<Outcome> {
+    let files: Vec<String> = match source {
+        Source::Files(files) => files.iter().map(|f| f.display().to_string()).collect(),
+        Source::Texts(texts) => texts.iter().map(|(file, _)| file.clone()).collect(),
+    };
+    if reader == Reader::Stream {
+        let mut tick = |p: Progress| ticker.tick(p);
+        match judge_in_one_pass(topology, &initial, source, &mode.states, mode.amount, &mut tick) {
+            Ok(clean) => return Ok(clean_outcome(files, &clean)),
+            Err(why) => ticker.note(&format!("verifying: {why}: reading the logs whole to word the findings")),
+        }
+    }
+    let logs: Logs<A> = match source {
+        Source::Files(paths) => read_logs(topology, initial, paths, &mode.states)?,
+        Source::Texts(texts) => parse_logs(topology, initial, texts, &mode.states)?,
+    };
+    judge(topology, &logs, files, mode)
+}
+
+/// The outcome of clean logs: every snapshot holds, the run is consistent, nothing is damaged.
+fn clean_outcome(files: Vec<String>, clean: &Clean) -> Outcome {
+    let snapshots = clean
+        .snapshots
+        .iter()
+        .map(|s| SnapshotVerdict {
+            id: s.0,
+            holds: true,
+            judged: true,
+            not_judged: None,
+            findings: Vec::new(),
+            more_findings: 0,
+        })
+        .collect();
+    conclude(files, clean.events, Capped::default(), snapshots, Capped::default())
+}
+
+/// Progress lines on standard error while the logs are judged, every `every` (the first after
+/// `every`, so a short check prints none): events read, snapshots judged, the rate.
+pub struct Ticker {
+    every: Option<Duration>,
+    start: Instant,
+    next: Instant,
+    last: (Instant, usize),
+    printed: bool,
+}
+
+impl Ticker {
+    /// A line every `every`.
+    pub fn new(every: Duration) -> Self {
+        let start = Instant::now();
+        Ticker { every: Some(every), start, next: start + every, last: (start, 0), printed: false }
+    }
+
+    /// No lines.
+    pub fn silent() -> Self {
+        Ticker { every: None, ..Ticker::new(Duration::ZERO) }
+    }
+
+    fn tick(&mut self, p: Progress) {
+        let Some(every) = self.every else { return };
+        let now = Instant::now();
+        if now < self.next {
+            return;
+        }
+        self.next = now + every;
+        let span = now.duration_since(self.last.0).as_secs_f64().max(1e-3);
+        let rate = p.events.saturating_sub(self.last.1) as f64 / span;
+        self.last = (now, p.events);
+        let memory = resident_bytes().map_or(String::new(), |b| format!(", {} MB resident", b >> 20));
+        note(format_args!(
+            "verifying: {} events read, {} snapshot{} judged, {} events/s{memory}, {:.0} s",
+            group(p.events),
+            group(p.judged),
+            if p.judged == 1 { "" } else { "s" },
+            group(rate as usize),
+            self.start.elapsed().as_secs_f64()
+        ));
+        self.printed = true;
+    }
+
+    /// A line said only where progress lines were printed before it.
+    fn note(&self, line: &str) {
+        if self.printed {
+            note(line);
+        }
+    }
 }
 
 /// Checks every snapshot the logs mention, and the run itself.
