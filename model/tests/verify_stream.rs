@@ -279,3 +279,52 @@ fn both_readers_agree_on_hundreds_of_doctored_logs() {
     // Most changes are found (some, such as a line moved to another file, change nothing).
     assert!(changed > 300 && clean > 10, "{changed} found, {clean} clean");
 }
+
+/// Progress lines written to memory.
+#[derive(Clone, Default)]
+struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
+    let texts = bank_texts("progress", 40_000, 3);
+    let t = Topology::complete(4).unwrap();
+    let lines = Lines::default();
+    let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
+    let outcome = verify_by(&t, banks(), Source::Texts(&texts), &Mode::interpreted(), Reader::Stream, &mut ticker);
+    assert!(outcome.unwrap().ok);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let first = text.lines().next().unwrap_or_default();
+    let read: usize = first
+        .strip_prefix("verifying: ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_default()
+        .replace(',', "")
+        .parse()
+        .unwrap_or(0);
+    assert!((65_536..70_000).contains(&read) && first.contains(" events read, "), "{text}");
+    assert!(first.contains(" snapshots judged, ") || first.contains(" snapshot judged, "), "{text}");
+    assert!(first.contains(" events/s") && first.ends_with(" s"), "{text}");
+    // Logs with findings are read again, whole: said after progress lines, never before.
+    let mut doctored = texts.clone();
+    doctored[0].1 = doctored[0].1.replacen("\"jars\":", "\"jars\":1", 1);
+    let lines = Lines::default();
+    let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
+    let outcome = verify_by(&t, banks(), Source::Texts(&doctored), &Mode::interpreted(), Reader::Stream, &mut ticker);
+    assert_eq!(outcome.unwrap().exit_code, 1);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    assert!(text.is_empty() || text.ends_with(": reading the logs whole to word the findings\n"), "{text}");
+    let quiet = Lines::default();
+    let mut ticker = Ticker::to(std::time::Duration::from_secs(3600), Box::new(quiet.clone()));
+    verify_by(&t, banks(), Source::Texts(&doctored), &Mode::interpreted(), Reader::Stream, &mut ticker).unwrap();
+    assert!(quiet.0.lock().unwrap().is_empty(), "no line before the first interval");
+}

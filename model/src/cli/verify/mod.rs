@@ -351,7 +351,8 @@ fn clean_outcome(files: Vec<String>, clean: &Clean) -> Outcome {
 /// Progress lines on standard error while the logs are judged, every `every` (the first after
 /// `every`, so a short check prints none): events read, snapshots judged, the rate.
 pub struct Ticker {
-    every: Option<Duration>,
+    out: Option<Box<dyn Write>>,
+    every: Duration,
     start: Instant,
     next: Instant,
     last: (Instant, usize),
@@ -359,43 +360,51 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    /// A line every `every`.
+    /// A line every `every` on standard error.
     pub fn new(every: Duration) -> Self {
+        Ticker::to(every, Box::new(std::io::stderr()))
+    }
+
+    /// A line every `every` to `out`.
+    pub fn to(every: Duration, out: Box<dyn Write>) -> Self {
         let start = Instant::now();
-        Ticker { every: Some(every), start, next: start + every, last: (start, 0), printed: false }
+        Ticker { out: Some(out), every, start, next: start + every, last: (start, 0), printed: false }
     }
 
     /// No lines.
     pub fn silent() -> Self {
-        Ticker { every: None, ..Ticker::new(Duration::ZERO) }
+        Ticker { out: None, ..Ticker::new(Duration::ZERO) }
     }
 
     fn tick(&mut self, p: Progress) {
-        let Some(every) = self.every else { return };
+        let Some(out) = self.out.as_mut() else { return };
         let now = Instant::now();
         if now < self.next {
             return;
         }
-        self.next = now + every;
+        self.next = now + self.every;
         let span = now.duration_since(self.last.0).as_secs_f64().max(1e-3);
         let rate = p.events.saturating_sub(self.last.1) as f64 / span;
         self.last = (now, p.events);
         let memory = resident_bytes().map_or(String::new(), |b| format!(", {} MB resident", b >> 20));
-        note(format_args!(
+        // Progress is no output: a failure to write it is ignored.
+        let _ = writeln!(
+            out,
             "verifying: {} events read, {} snapshot{} judged, {} events/s{memory}, {:.0} s",
             group(p.events),
             group(p.judged),
             if p.judged == 1 { "" } else { "s" },
             group(rate as usize),
             self.start.elapsed().as_secs_f64()
-        ));
+        );
+        let _ = out.flush();
         self.printed = true;
     }
 
     /// A line said only where progress lines were printed before it.
-    fn note(&self, line: &str) {
-        if self.printed {
-            note(line);
+    fn note(&mut self, line: &str) {
+        if let (Some(out), true) = (self.out.as_mut(), self.printed) {
+            let _ = writeln!(out, "{line}");
         }
     }
 }
