@@ -328,3 +328,39 @@ fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
     verify_by(&t, banks(), Source::Texts(&doctored), &Mode::interpreted(), Reader::Stream, &mut ticker).unwrap();
     assert!(quiet.0.lock().unwrap().is_empty(), "no line before the first interval");
 }
+
+#[test]
+fn files_are_read_in_chunks_whatever_their_line_ends_and_blank_lines() {
+    let texts = bank_texts("files", 20_000, 3);
+    let dir = common::temp_dir("stream", "files-written");
+    let t = Topology::complete(4).unwrap();
+    let mut paths = Vec::new();
+    for (p, (file, text)) in texts.iter().enumerate() {
+        // Several megabytes each: read in more than one chunk. A byte-order mark, CRLF line
+        // ends, blank lines, and no newline after the last line.
+        let text = match p {
+            0 => format!("\u{feff}{}", text.replace('\n', "\r\n")),
+            1 => text.replace('\n', "\n \n\t\n"),
+            _ => text.trim_end().to_string(),
+        };
+        let path = dir.join(file);
+        std::fs::write(&path, text).unwrap();
+        paths.push(path);
+    }
+    let one = judge_in_one_pass(&t, &banks(), Source::Files(&paths), &States::Interpreted, None, &mut |_| {});
+    assert!(one.is_ok(), "{one:?}");
+    let by = |reader| {
+        let o = verify_by(&t, banks(), Source::Files(&paths), &Mode::interpreted(), reader, &mut Ticker::silent());
+        serde_json::to_string(&o.unwrap()).unwrap()
+    };
+    assert_eq!(by(Reader::Stream), by(Reader::Whole));
+    // A byte that is not UTF-8 inside a string the reader skips (`time`) is still refused.
+    let mut bytes = std::fs::read(&paths[2]).unwrap();
+    let at = bytes.windows(8).position(|w| w == b"\"seq\":5,").unwrap();
+    bytes.splice(at..at, b"\"time\":\"\xff\",".iter().copied());
+    std::fs::write(&paths[2], bytes).unwrap();
+    let o = verify_by(&t, banks(), Source::Files(&paths), &Mode::interpreted(), Reader::Stream, &mut Ticker::silent());
+    let e = o.expect_err("not UTF-8");
+    assert!(format!("{e:#}").ends_with("not UTF-8 text: JSON lines are UTF-8"), "{e:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

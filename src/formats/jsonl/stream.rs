@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use serde::de::{self, IgnoredAny, Visitor};
@@ -49,10 +48,13 @@ pub(super) enum Id {
 
 /// The digits of `s` as a number, when `s` is a number written without leading zeros.
 fn number(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || (s.len() > 1 && s[0] == b'0') || !s.iter().all(u8::is_ascii_digit) {
+    if s.is_empty() || (s.len() > 1 && s[0] == b'0') {
         return None;
     }
-    std::str::from_utf8(s).ok()?.parse().ok()
+    s.iter().try_fold(0u64, |n, &d| match d {
+        b'0'..=b'9' => n.checked_mul(10)?.checked_add(u64::from(d - b'0')),
+        _ => None,
+    })
 }
 
 impl Id {
@@ -150,9 +152,11 @@ impl<'t> Names<'t> {
         }
     }
 
-    /// One line: its process, its `seq` and its event.
-    fn parse<A: LogApp>(&self, text: &str, states: &States<A>) -> Result<(ProcessId, u64, Ev<A>), NotClean> {
+    /// One line: its process, its `seq` and its event. Text that is not UTF-8 is no event.
+    fn parse<A: LogApp>(&self, text: &[u8], states: &States<A>) -> Result<(ProcessId, u64, Ev<A>), NotClean> {
         let bad = NotClean("a line that is not an event");
+        // Checked whole: serde does not check a string it skips (`time`).
+        let text = std::str::from_utf8(text).map_err(|_| NotClean("a line that is not UTF-8"))?;
         let line: LineRef<'_, A::Msg, A::Step, A> = serde_json::from_str(text).map_err(|_| bad.clone())?;
         let kind = line.kind;
         let present = [
@@ -208,9 +212,56 @@ impl<'t> Names<'t> {
 
 /// One file or text, read a line at a time.
 enum Lines<'a> {
-    File(BufReader<File>),
-    Text(&'a str),
+    File(Chunks),
+    Text(&'a [u8]),
     Done,
+}
+
+/// A file read in large chunks, its lines taken in place.
+struct Chunks {
+    file: File,
+    buf: Vec<u8>,
+    /// The unread bytes: `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl Chunks {
+    const SIZE: usize = 1 << 20;
+
+    fn new(file: File) -> Self {
+        Chunks { file, buf: vec![0; Chunks::SIZE], start: 0, end: 0, eof: false }
+    }
+
+    /// The next line, with its newline if it has one; `None` at the end of the file.
+    fn line(&mut self) -> std::io::Result<Option<&[u8]>> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                let line = self.start..self.start + i + 1;
+                self.start = line.end;
+                return Ok(Some(&self.buf[line]));
+            }
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let line = self.start..self.end;
+                self.start = self.end;
+                return Ok(Some(&self.buf[line]));
+            }
+            // Keep the unfinished line, and read more after it.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if self.end == self.buf.len() {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            let n = std::io::Read::read(&mut self.file, &mut self.buf[self.end..])?;
+            self.end += n;
+            self.eof = n == 0;
+        }
+    }
 }
 
 /// One process's events read so far and not yet taken, in its `seq` order.
@@ -232,7 +283,6 @@ pub(super) struct Reader<'a, 't, A: LogApp> {
     /// Whether each source's first line is still to be read (a byte-order mark may begin it).
     first: Vec<bool>,
     feeds: Vec<Feed<A>>,
-    buf: Vec<u8>,
 }
 
 impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
@@ -248,18 +298,18 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
                         }
                     }
                     let file = File::open(path).map_err(|_| NotClean("a file that cannot be read"))?;
-                    sources.push(Lines::File(BufReader::with_capacity(1 << 20, file)));
+                    sources.push(Lines::File(Chunks::new(file)));
                 }
                 sources
             }
-            Source::Texts(texts) => texts.iter().map(|(_, text)| Lines::Text(text)).collect(),
+            Source::Texts(texts) => texts.iter().map(|(_, text)| Lines::Text(text.as_bytes())).collect(),
         };
         let feeds = topology
             .processes()
             .map(|_| Feed { ready: VecDeque::new(), next: 0, early: BTreeMap::new(), home: None })
             .collect();
         let first = vec![true; sources.len()];
-        let mut reader = Reader { names: Names::new(topology), states, sources, first, feeds, buf: Vec::new() };
+        let mut reader = Reader { names: Names::new(topology), states, sources, first, feeds };
         // Each source's first event tells whose events it holds.
         for s in 0..reader.sources.len() {
             reader.read_line(s)?;
@@ -270,23 +320,21 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
     /// Reads the next event line of source `s` into its process's feed; false at its end.
     fn read_line(&mut self, s: usize) -> Result<bool, NotClean> {
         loop {
-            let text: &str = match &mut self.sources[s] {
+            let text: &[u8] = match &mut self.sources[s] {
                 Lines::Done => return Ok(false),
-                Lines::File(file) => {
-                    self.buf.clear();
-                    let n = file.read_until(b'\n', &mut self.buf).map_err(|_| NotClean("a read failed"))?;
-                    if n == 0 {
+                Lines::File(chunks) => match chunks.line().map_err(|_| NotClean("a read failed"))? {
+                    Some(line) => line,
+                    None => {
                         self.sources[s] = Lines::Done;
                         return Ok(false);
                     }
-                    std::str::from_utf8(&self.buf).map_err(|_| NotClean("a line that is not UTF-8"))?
-                }
+                },
                 Lines::Text(text) => {
                     if text.is_empty() {
                         self.sources[s] = Lines::Done;
                         return Ok(false);
                     }
-                    let end = text.find('\n').map_or(text.len(), |i| i + 1);
+                    let end = memchr::memchr(b'\n', text).map_or(text.len(), |i| i + 1);
                     let line = &text[..end];
                     *text = &text[end..];
                     line
@@ -294,9 +342,11 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
             };
             let mut line = text;
             if std::mem::take(&mut self.first[s]) {
-                line = line.strip_prefix('\u{feff}').unwrap_or(line);
+                line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
             }
-            if line.trim().is_empty() {
+            // Blank (a line blank only by Unicode's other spaces is read as an event, and
+            // refused: the whole reader then skips it).
+            if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             let (p, seq, ev) = self.names.parse::<A>(line, self.states)?;
