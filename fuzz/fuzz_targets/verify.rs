@@ -1,18 +1,31 @@
 //! `model verify` on any text: a `.top` file and log files (JSON lines), separated by NUL bytes,
 //! judged as the bank's, as balances and as opaque states. Nothing panics or hangs; the report
-//! prints, as text and as JSON; a pass is only ever a pass with a snapshot judged.
+//! prints, as text and as JSON; a pass is only ever a pass with a snapshot judged; the one-pass
+//! reader gives exactly the whole reader's outcome or error.
 #![no_main]
 
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::json::{Balance, Opaque};
 use chandy_lamport::apps::spec::{too_many_tokens, Spec};
-use chandy_lamport::formats::jsonl::LogApp;
+use chandy_lamport::formats::jsonl::{LogApp, Source};
 use chandy_lamport::formats::top::TopFile;
 use libfuzzer_sys::fuzz_target;
-use model::cli::verify::{print_outcome, verify_texts, Mode};
+use model::cli::verify::{print_outcome, verify_by, verify_texts, Mode, Reader, Ticker};
 
 fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A>) {
-    let Ok(outcome) = verify_texts(&top.topology, initial, texts, mode) else { return };
+    let whole =
+        verify_by(&top.topology, initial.clone(), Source::Texts(texts), mode, Reader::Whole, &mut Ticker::silent());
+    let outcome = verify_texts(&top.topology, initial, texts, mode);
+    match (&outcome, &whole) {
+        (Ok(one), Ok(whole)) => assert_eq!(one, whole, "the one pass and the whole reader differ"),
+        (Err(one), Err(whole)) => assert_eq!(format!("{one:#}"), format!("{whole:#}")),
+        _ => panic!(
+            "the one pass and the whole reader differ: {:?} / {:?}",
+            outcome.as_ref().map(|o| &o.summary),
+            whole.as_ref().map(|o| &o.summary)
+        ),
+    }
+    let Ok(outcome) = outcome else { return };
     let mut out = Vec::new();
     print_outcome(&outcome, &mut out).expect("printed to memory");
     serde_json::to_string(&outcome).expect("the report is JSON");
