@@ -21,6 +21,7 @@
 //! logged one, the recorded state included (clauses c and d follow).
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::line::LogApp;
 use super::logs::States;
@@ -116,8 +117,12 @@ struct Pass<'t, A: LogApp> {
     received: Vec<u64>,
     /// Messages each process has sent.
     sends: Vec<u64>,
-    /// Ids not of the form `m{sender}.{its send's number}`, which are unique by construction.
-    other_ids: HashSet<Id>,
+    /// Ids of the form `m{P}.{N}` not sent as P's N-th send (`m{sender}.{its send's number}`
+    /// is unique by construction, and is not kept).
+    made_ids: HashSet<(u16, u64)>,
+    /// Any other id, as a 64-bit hash: two ids with one hash stop the pass, as two sends of one
+    /// id do, and the whole reader tells them apart.
+    other_ids: HashSet<u64>,
     last_record: Vec<Option<SnapshotId>>,
     snaps: BTreeMap<SnapshotId, Snap<A::Msg>>,
     /// Per channel: snapshots whose sender has recorded and receiver not, with the sender's cut.
@@ -156,6 +161,7 @@ pub fn judge_in_one_pass<A: LogApp>(
         sent: vec![0; channels],
         received: vec![0; channels],
         sends: vec![0; topology.len()],
+        made_ids: HashSet::new(),
         other_ids: HashSet::new(),
         last_record: vec![None; topology.len()],
         snaps: BTreeMap::new(),
@@ -272,8 +278,15 @@ impl<A: LogApp> Pass<'_, A> {
         self.taken[i] += 1;
         match ev.body {
             EvBody::Send { channel, id, payload } => {
-                let made = matches!(id, Id::Made(q, n) if usize::from(q) == i && n == self.sends[i]);
-                if !made && !self.other_ids.insert(id.clone()) {
+                let unique = match &id {
+                    &Id::Made(q, n) => (usize::from(q) == i && n == self.sends[i]) || self.made_ids.insert((q, n)),
+                    Id::Other(text) => {
+                        let mut hasher = DefaultHasher::new();
+                        text.hash(&mut hasher);
+                        self.other_ids.insert(hasher.finish())
+                    }
+                };
+                if !unique {
                     return Err(NotClean("a message id sent twice"));
                 }
                 self.sends[i] += 1;
@@ -458,11 +471,8 @@ impl<A: LogApp> Pass<'_, A> {
         }
         // An id spelled `m{P}.{N}` by another process than P's, or not as P's N-th send, is
         // the id of P's N-th send if P sent that many.
-        let sent_as_made = |id: &Id| match id {
-            Id::Made(q, n) => self.sends.get(usize::from(*q)).is_some_and(|&k| *n < k),
-            Id::Other(_) => false,
-        };
-        if self.other_ids.iter().any(sent_as_made) {
+        let sent_as_made = |&(q, n): &(u16, u64)| self.sends.get(usize::from(q)).is_some_and(|&k| n < k);
+        if self.made_ids.iter().any(sent_as_made) {
             return Err(NotClean("a message id sent twice"));
         }
         Ok(Clean { events: self.events, snapshots: self.snaps.keys().copied().collect() })
