@@ -12,6 +12,7 @@ use std::ops::Range;
 use model::engine::dfs::{Engine, Limits};
 use model::engine::seen::Representative as Symmetry;
 use model::engine::shard::{ShardSpec, Sharded};
+use model::engine::InPlace;
 use stateright::{Checker, Expectation, Model, Property, Representative, Rewrite, RewritePlan};
 
 // Two-phase commit: the model and its symmetry copied unchanged (but for formatting) from
@@ -64,6 +65,11 @@ enum Action {
     RmChooseToAbort(R),
     RmRcvCommitMsg(R),
     RmRcvAbortMsg(R),
+}
+
+/// Every successor built (the engine's default).
+impl InPlace for TwoPhaseSys {
+    type Undo = ();
 }
 
 impl Model for TwoPhaseSys {
@@ -229,6 +235,10 @@ mod increment {
         }
     }
 
+    impl model::engine::InPlace for State {
+        type Undo = ();
+    }
+
     impl Model for State {
         type State = State;
         type Action = Action;
@@ -278,6 +288,10 @@ mod increment {
 /// exhaustive and their counts comparable. Everything else is the example's.
 #[derive(Clone)]
 struct Increment(increment::State);
+
+impl InPlace for Increment {
+    type Undo = ();
+}
 
 impl Model for Increment {
     type State = increment::State;
@@ -339,7 +353,7 @@ where
 /// reduce); asserts that every search has the same outcome, and returns it.
 fn same_outcome<M>(model: M, symmetry: Symmetry<M::State>) -> Outcome
 where
-    M: Model + Clone + Send + Sync + 'static,
+    M: InPlace + Clone + Send + Sync + 'static,
     M::State: Hash + Clone + Debug + PartialEq + Send + Sync + 'static,
     M::Action: Clone + Debug + PartialEq + Send + Sync + 'static,
 {

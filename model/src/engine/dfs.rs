@@ -27,7 +27,8 @@ use std::thread::JoinHandle;
 
 use stateright::{Checker, Expectation, Model, Path, Property};
 
-use super::seen::{fingerprint_of, Representative, Seen, BATCH};
+use super::in_place::{InPlace, Taken};
+use super::seen::{fingerprint, fingerprint_of, Representative, Seen, BATCH};
 
 /// Discoveries by property name: the initial state's index and the actions from it.
 pub type Found<A> = HashMap<&'static str, (usize, Vec<A>)>;
@@ -84,6 +85,15 @@ struct Entry<M: Model> {
     state: M::State,
     depth: usize,
     action: Option<M::Action>,
+    /// Its digest, when the model takes its steps in place and the step that made it said it.
+    digest: Option<u64>,
+}
+
+/// A successor waiting for the seen set's answer: built, or (taken in place and put back) to
+/// be built only if it is new.
+enum Successor<S> {
+    Built(S),
+    Pending(u64),
 }
 
 struct Pool<M: Model> {
@@ -120,7 +130,7 @@ pub struct Engine<M: Model> {
 
 impl<M> Engine<M>
 where
-    M: Model + Send + Sync + 'static,
+    M: InPlace + Send + Sync + 'static,
     M::State: Hash + Clone + Send + Sync + 'static,
     M::Action: Clone + PartialEq + Send + Sync + 'static,
 {
@@ -187,7 +197,7 @@ where
 
 impl<M> Shared<M>
 where
-    M: Model,
+    M: InPlace,
     M::State: Hash + Clone,
     M::Action: Clone + PartialEq,
 {
@@ -257,8 +267,8 @@ where
             let Some(root) = self.take() else { break };
             let base = root.path.len() + 1;
             trail.clear();
-            stack.push(Entry { state: root.state.clone(), depth: 0, action: None });
-            while let Some(Entry { state, depth, action }) = stack.pop() {
+            stack.push(Entry { state: root.state.clone(), depth: 0, action: None, digest: None });
+            while let Some(Entry { mut state, depth, action, digest }) = stack.pop() {
                 if self.stop.load(Ordering::Relaxed) {
                     stack.clear();
                     break;
@@ -279,18 +289,42 @@ where
                     }
                 }
                 self.model.actions(&state, &mut actions);
+                // Under symmetry a successor's fingerprint is its representative's: built.
+                let digest = if self.symmetry.is_none() { digest.or_else(|| self.model.digest(&state)) } else { None };
                 // All successors first, their table lines fetched together, then the lookups.
                 for a in actions.drain(..) {
-                    let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
-                    let fp = fingerprint_of(&next, self.symmetry);
+                    let taken = match digest {
+                        Some(d) => self.model.step_in_place(&mut state, d, &a),
+                        None => Taken::Build,
+                    };
+                    let (next, fp) = match taken {
+                        Taken::Step { digest, undo } => {
+                            self.model.undo(&mut state, undo);
+                            (Successor::Pending(digest), fingerprint(&digest))
+                        }
+                        Taken::NotAStep => continue,
+                        Taken::Build => {
+                            let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
+                            let fp = fingerprint_of(&next, self.symmetry);
+                            (Successor::Built(next), fp)
+                        }
+                    };
                     seen.prefetch(fp);
                     successors.push((next, a, fp));
                 }
                 generated += successors.len();
                 for (next, a, fp) in successors.drain(..) {
-                    if seen.insert(fp) {
-                        stack.push(Entry { state: next, depth: depth + 1, action: Some(a) });
+                    if !seen.insert(fp) {
+                        continue;
                     }
+                    let (next, digest) = match next {
+                        Successor::Built(next) => (next, None),
+                        Successor::Pending(digest) => {
+                            let next = self.model.next_state(&state, a.clone());
+                            (next.expect("a step taken in place is a step"), Some(digest))
+                        }
+                    };
+                    stack.push(Entry { state: next, depth: depth + 1, action: Some(a), digest });
                 }
                 if generated >= BATCH {
                     self.states.fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);

@@ -3,8 +3,10 @@
 //! [`Checker`](stateright::Checker) trait (nothing of this crate's model).
 
 pub mod dfs;
+pub mod in_place;
 pub mod seen;
 pub mod shard;
 
 pub use dfs::{Engine, Limits, Root};
+pub use in_place::{InPlace, Taken};
 pub use shard::{split, Part, ShardSpec, Sharded};

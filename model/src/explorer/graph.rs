@@ -9,6 +9,8 @@ use chandy_lamport::apps::spec::Spec;
 use stateright::{Model, Path, Property};
 
 use super::svg::space_time;
+use crate::engine::{InPlace, Taken};
+use crate::model::in_place::Undo;
 use crate::model::properties;
 use crate::model::state::State;
 use crate::model::system::{Act, ChandyLamport};
@@ -47,5 +49,21 @@ impl<A: Spec> Model for ChandyLamport<A> {
 
     fn as_svg(&self, path: Path<State<A>, Act<A>>) -> Option<String> {
         Some(space_time(self, &path.into_vec()))
+    }
+}
+
+impl<A: Spec> InPlace for ChandyLamport<A> {
+    type Undo = Undo<A>;
+
+    fn digest(&self, state: &State<A>) -> Option<u64> {
+        self.in_place_digest(state)
+    }
+
+    fn step_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Taken<Undo<A>> {
+        ChandyLamport::step_in_place(self, state, digest, action)
+    }
+
+    fn undo(&self, state: &mut State<A>, undo: Undo<A>) {
+        ChandyLamport::undo(self, state, undo)
     }
 }

@@ -4,7 +4,9 @@
 pub mod chans;
 pub mod config;
 pub mod ghost;
+pub mod in_place;
 pub mod literal;
+pub mod memo;
 pub mod names;
 pub mod properties;
 pub mod stamp;

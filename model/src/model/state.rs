@@ -63,6 +63,23 @@ impl<A: Spec> Shared<A> {
     }
 }
 
+impl<A: Spec> Shared<A> {
+    /// The house's hash, computed once per change.
+    pub fn hash_word(&self) -> u64 {
+        self.0.hash
+    }
+
+    /// Where the shared house is (the same address: the same house).
+    pub fn addr(&self) -> *const () {
+        Arc::as_ptr(&self.0).cast()
+    }
+
+    /// Whether `self` and `other` are the same shared house (not merely equal).
+    pub fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl<A: Spec> std::ops::Deref for Shared<A> {
     type Target = Core<A>;
     fn deref(&self) -> &Core<A> {
@@ -194,21 +211,77 @@ pub struct Stored<A: Spec> {
 }
 
 impl<A: Spec> Hash for StateData<A> {
-    /// Every field, the per-house arrays as two words each (a state is hashed once per step
-    /// the checker takes: fewer, wider writes).
+    /// The state's [digest](StateData::digest): one word.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_usize(self.procs.len());
-        for p in &self.procs {
-            p.hash(state);
-        }
-        self.chans.hash(state);
-        state.write_u128(u128::from_ne_bytes(self.budget));
-        state.write_u128(u128::from_ne_bytes(self.sent));
-        self.refused.hash(state);
-        self.ghost.hash(state);
-        self.history.hash(state);
-        state.write_u16(self.sym);
-        self.ckpt.hash(state);
+        state.write_u64(self.digest());
+    }
+}
+
+/// Murmur3's 64-bit finaliser: a bijection whose every output bit depends on every input bit.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// Fixed seeds: a digest is the same in every run and every process (shards, `merge`).
+/// (ahash XORs them with its own constants: none may equal those.)
+static PART_SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
+    0x5851_f42d_4c95_7f2d,
+    0x1405_7b7e_f767_814f,
+    0xd6e8_feb8_6659_fd93,
+    0xa076_1d64_78bd_642f,
+);
+
+/// A state's digest is the wrapping sum of one word per part, each word a function of the
+/// part's content and its place: house `i` (its core's hash, budget and carts sent), channel
+/// `c` (its packets), and the rest. A step that changes a few parts changes the digest by
+/// theirs alone ([`StateData::digest`] computes it whole).
+pub mod parts {
+    use super::*;
+
+    /// House `i`'s word.
+    pub fn house<A: Spec>(i: usize, house: &Shared<A>, budget: u8, sent: u8) -> u64 {
+        let place = (i as u64) << 16 | u64::from(budget) << 8 | u64::from(sent);
+        mix(house.hash_word().wrapping_add(mix(place ^ 0x9e37_79b9_7f4a_7c15)))
+    }
+
+    /// Channel `c`'s word.
+    pub fn channel<M: Hash>(c: usize, packets: &[crate::model::chans::Packet<M>]) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        (c as u64 ^ 0x2545_f491_4f6c_dd1d, packets).hash(&mut h);
+        mix(h.finish())
+    }
+
+    /// The word of everything else.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rest<A: Spec>(
+        houses: usize,
+        channels: usize,
+        refused: &Option<Box<str>>,
+        ghost: &Option<Box<Ghost<A::Msg>>>,
+        history: &Option<Box<History<A>>>,
+        sym: u16,
+        ckpt: &Option<Box<Checkpoints<A>>>,
+    ) -> u64 {
+        mix(PART_SEEDS.hash_one((u64::MAX, houses, channels, refused, ghost, history, sym, ckpt)))
+    }
+}
+
+impl<A: Spec> StateData<A> {
+    /// The state's digest, every part's word summed (see [`parts`]): what the state's
+    /// fingerprint is computed from.
+    pub fn digest(&self) -> u64 {
+        let houses = self.procs.iter().enumerate().map(|(i, p)| parts::house(i, p, self.budget[i], self.sent[i]));
+        let channels = self.chans.iter().enumerate().map(|(c, packets)| parts::channel(c, packets));
+        houses.chain(channels).fold(self.rest_word(), u64::wrapping_add)
+    }
+
+    /// The word of everything but the houses and channels.
+    pub fn rest_word(&self) -> u64 {
+        parts::rest(self.procs.len(), self.chans.len(), &self.refused, &self.ghost, &self.history, self.sym, &self.ckpt)
     }
 }
 

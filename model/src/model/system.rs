@@ -20,6 +20,7 @@ use smallvec::SmallVec;
 use super::chans::{Chans, Packet};
 use super::config::{Mode, Resolved};
 use super::ghost::Ghost;
+use super::memo::{self, Input};
 use super::names;
 use super::stamp::{Stamp, Stamped};
 use super::state::{Cart, Checkpoints, Core, History, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
@@ -162,6 +163,9 @@ pub struct ChandyLamport<A: Spec> {
     recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
     /// Barrier algorithms: what the steps taken so far did (see [`Tallies`]).
     tallies: [AtomicU64; 5],
+    /// This model's number among those of the process: whose houses' steps a thread's
+    /// `memo` table holds.
+    id: u64,
 }
 
 /// The counters behind [`Tallies`], in its field order.
@@ -219,7 +223,21 @@ impl<A: Spec> ChandyLamport<A> {
             expected,
             recovers,
             tallies,
+            id: {
+                static MODELS: AtomicU64 = AtomicU64::new(0);
+                MODELS.fetch_add(1, Ordering::Relaxed)
+            },
         }
+    }
+
+    /// Carries `input` out on `house` (see `memo`: the core's step, remembered).
+    fn house_step(
+        &self,
+        house: &mut Shared<A>,
+        input: Input<A>,
+        fx: &mut Vec<Effect<Cart<A>>>,
+    ) -> Result<(), chandy_lamport::CoreError> {
+        memo::step(self.id, &self.cfg.topology, house, input, fx)
     }
 
     /// What the steps taken so far did (barrier algorithms; zeros with Chandy–Lamport).
@@ -774,6 +792,11 @@ impl<A: Spec> ChandyLamport<A> {
     /// The state `action` leads to from `last` (stateright's `next_state`), or `None` when
     /// `action` is not a step of `last`.
     pub fn successor(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
+        self.with_effects(|fx| self.step(last, action, fx))
+    }
+
+    /// Runs `f` with an empty effects buffer (one per thread, reused across steps).
+    pub(crate) fn with_effects<R>(&self, f: impl FnOnce(&mut Vec<Effect<Cart<A>>>) -> R) -> R {
         thread_local! {
             /// The effects buffer, reused across steps (of whatever application: type-erased).
             static EFFECTS: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
@@ -783,9 +806,9 @@ impl<A: Spec> ChandyLamport<A> {
             let mut fx: Box<Vec<Effect<Cart<A>>>> =
                 taken.and_then(|b| b.downcast().ok()).unwrap_or_else(|| Box::new(Vec::new()));
             fx.clear();
-            let next = self.step(last, action, &mut fx);
+            let r = f(&mut fx);
             *cell.borrow_mut() = Some(fx);
-            next
+            r
         })
     }
 }
@@ -839,7 +862,7 @@ impl<A: Spec> ChandyLamport<A> {
                     }
                     None => (self.recorded_bits(&next.procs[p]), StepInput::Send(MsgId(0))),
                 };
-                if let Err(e) = next.procs[p].edit(|house| house.send(t, c, cart, fx)) {
+                if let Err(e) = self.house_step(&mut next.procs[p], Input::Send(c, cart), fx) {
                     return refused(&e);
                 }
                 let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
@@ -854,7 +877,7 @@ impl<A: Spec> ChandyLamport<A> {
             Action::Internal { house, step } => {
                 let p = house as usize;
                 next.budget[p] -= A::cost(&Move::Internal(step));
-                if let Err(e) = next.procs[p].edit(|house| house.internal(t, &step, fx)) {
+                if let Err(e) = self.house_step(&mut next.procs[p], Input::Internal(step), fx) {
                     return refused(&e);
                 }
                 let app = *next.procs[p].app();
@@ -887,7 +910,7 @@ impl<A: Spec> ChandyLamport<A> {
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                     Message::Cancel(_) => StepInput::Idle,
                 };
-                if let Err(e) = next.procs[q].edit(|house| house.receive_overtaking(t, c, packet.msg, &overtaken, fx)) {
+                if let Err(e) = self.house_step(&mut next.procs[q], Input::Receive(c, packet.msg, overtaken), fx) {
                     return refused(&e);
                 }
                 self.apply(next, q, input, fx, 0);
@@ -923,20 +946,20 @@ impl<A: Spec> ChandyLamport<A> {
                         g.activate(s.0 as usize, &d.chans, d.procs.len(), accounted, self.initial_total, y);
                     }
                 }
-                if let Err(e) = next.procs[p].edit(|house| house.initiate(t, s, fx)) {
+                if let Err(e) = self.house_step(&mut next.procs[p], Input::Initiate(s), fx) {
                     return refused(&e);
                 }
                 self.apply(next, p, StepInput::Initiate, fx, 0);
             }
             Action::Flush { house } => {
                 let p = house as usize;
-                next.procs[p].edit(|house| house.flush(t, fx));
+                self.house_step(&mut next.procs[p], Input::Flush, fx).expect("flushing is never refused");
                 self.apply(next, p, StepInput::Idle, fx, 0);
             }
             Action::Transmit { house, channel } => {
                 let p = house as usize;
                 let c = ChannelId(u32::from(channel));
-                if let Err(e) = next.procs[p].edit(|house| house.transmit(t, c, fx)) {
+                if let Err(e) = self.house_step(&mut next.procs[p], Input::Transmit(c), fx) {
                     return refused(&e);
                 }
                 // The cart keeps the tag it was sent with (into the buffer).

@@ -1,0 +1,105 @@
+//! The search's fast path (`engine::InPlace`): a step taken in the state itself must give exactly
+//! the successor `next_state` builds, with that successor's digest, and putting the state back
+//! must restore it exactly — on every reachable state and action of small configurations of
+//! every mode, algorithm, variant and application.
+
+mod common;
+
+use std::collections::HashSet;
+
+use chandy_lamport::apps::bank::Bank;
+use chandy_lamport::apps::orders::Orders;
+use chandy_lamport::apps::spec::Spec;
+use chandy_lamport::{Algorithm, Variant};
+use common::config;
+use model::engine::{InPlace, Taken};
+use model::model::state::State;
+use model::{ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};
+use stateright::Model;
+
+/// Per configuration: states visited; steps taken in place; steps left to be built.
+fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
+    let m = ChandyLamport::<A>::new(cfg.resolve().expect("valid configuration"));
+    let mut seen = HashSet::new();
+    let mut stack: Vec<State<A>> = m.init_states();
+    let (mut states, mut in_place, mut built) = (0, 0, 0);
+    let mut actions = Vec::new();
+    while let Some(mut s) = stack.pop() {
+        if states == limit || !seen.insert(s.clone()) {
+            continue;
+        }
+        states += 1;
+        let original = s.clone();
+        let addrs: Vec<_> = s.procs.iter().map(|p| p.addr()).collect();
+        let digest = m.digest(&s);
+        assert_eq!(digest.is_some(), s.ckpt.is_none() && s.history.is_none(), "{cfg:?}");
+        if let Some(d) = digest {
+            assert_eq!(d, s.digest(), "the digest is the state's");
+        }
+        // The fingerprint the search stores is the digest's.
+        assert_eq!(model::engine::seen::fingerprint(&s), model::engine::seen::fingerprint(&s.digest()));
+        m.actions(&s, &mut actions);
+        for a in actions.drain(..) {
+            let next = m.next_state(&s, a);
+            match digest.map(|d| m.step_in_place(&mut s, d, &a)) {
+                Some(Taken::Step { digest, undo }) => {
+                    in_place += 1;
+                    let built = next.as_ref().expect("a step taken in place is a step");
+                    assert!(s == *built, "{cfg:?} {a:?}: taken in place\n{s:?}\nbuilt\n{built:?}");
+                    assert_eq!(digest, built.digest(), "{cfg:?} {a:?}: the successor's digest");
+                    m.undo(&mut s, undo);
+                }
+                Some(Taken::NotAStep) => assert!(next.is_none(), "{cfg:?} {a:?}: a step, said not"),
+                Some(Taken::Build) | None => built += 1,
+            }
+            assert!(s == original, "{cfg:?} {a:?}: the state was not put back");
+            assert!(s.procs.iter().map(|p| p.addr()).eq(addrs.iter().copied()), "{cfg:?} {a:?}: houses replaced");
+            if let Some(next) = next {
+                stack.push(next);
+            }
+        }
+    }
+    (states, in_place, built)
+}
+
+fn small(mode: Mode, variant: Variant, algorithm: Algorithm) -> Config {
+    let mut cfg = config(3, TopologySpec::Complete, 1, 2, InitiatorSpec::Only(vec![0, 1]));
+    cfg.mode = mode;
+    cfg.variant = variant;
+    cfg.algorithm = algorithm;
+    cfg.theft = true;
+    cfg
+}
+
+#[test]
+fn a_step_in_place_is_the_built_step_and_is_undone_exactly() {
+    let (mut configs, mut in_place, mut built) = (0, 0, 0);
+    for mode in [Mode::Basic, Mode::Full, Mode::Literal] {
+        for variant in Variant::ALL {
+            for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
+                let cfg = small(mode, variant, algorithm);
+                if cfg.resolve().is_err() {
+                    continue;
+                }
+                let (s, i, b) = walk::<Bank>(&cfg, 1500);
+                assert!(s > 1, "{cfg:?}");
+                configs += 1;
+                in_place += i;
+                built += b;
+            }
+        }
+    }
+    let (_, i, _) = walk::<Orders>(&small(Mode::Full, Variant::None, Algorithm::ChandyLamport), 3000);
+    assert!(i > 0);
+    assert!(configs >= 60, "only {configs} configurations resolved");
+    // Chandy–Lamport in basic and full mode steps in place; literal mode and the coordinator's
+    // algorithms build every successor.
+    assert!(in_place > 50_000 && built > 50_000, "{in_place} in place, {built} built");
+}
+
+#[test]
+fn the_stream_job_s_steps_in_place_too() {
+    let cfg = Config { internal: true, ..small(Mode::Full, Variant::None, Algorithm::ChandyLamport) };
+    let (_, i, _) = walk::<chandy_lamport::apps::stream::Stream>(&cfg, 3000);
+    assert!(i > 1000, "{i} steps in place");
+}
