@@ -725,3 +725,23 @@ fn the_one_pass_judges_opaque_states_and_totals() {
     );
     assert_eq!(wrong, Err(NotClean("a recorded total that is not the initial total")));
 }
+
+#[test]
+fn the_one_pass_tells_ids_apart_as_the_logs_spell_them() {
+    let banks = || vec![Bank::new(10), Bank::new(10)];
+    let spelled = |sent: &str, received: &str| {
+        let p0 = CLEAN0.replace(r#""msg":7"#, &format!(r#""msg":"{sent}""#));
+        let p1 = CLEAN1.replace(r#""msg":"7""#, &format!(r#""msg":"{received}""#));
+        pass_of(&[&p0, &p1], banks(), &States::Interpreted)
+    };
+    // P0's first send, as this crate's drivers name it, and other spellings of ids.
+    for id in ["m0.0", "m1.0", "m0.7", "m00.0", "m0.00", "m0.", "m.0", "m0.0.0", "m99999.0", "0"] {
+        assert!(spelled(id, id).is_ok(), "{id}");
+    }
+    // Spellings that are not the same id.
+    for (sent, received) in
+        [("m0.0", "m0.00"), ("m0.00", "m0.0"), ("m00.0", "m0.0"), ("m0.0", "m0.0 "), ("m1.0", "m0.0")]
+    {
+        assert!(spelled(sent, received).is_err(), "{sent} received as {received}");
+    }
+}
