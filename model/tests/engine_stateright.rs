@@ -68,9 +68,7 @@ enum Action {
 }
 
 /// Every successor built (the engine's default).
-impl InPlace for TwoPhaseSys {
-    type Undo = ();
-}
+impl InPlace for TwoPhaseSys {}
 
 impl Model for TwoPhaseSys {
     type State = TwoPhaseState;
@@ -235,9 +233,7 @@ mod increment {
         }
     }
 
-    impl model::engine::InPlace for State {
-        type Undo = ();
-    }
+    impl model::engine::InPlace for State {}
 
     impl Model for State {
         type State = State;
@@ -289,9 +285,7 @@ mod increment {
 #[derive(Clone)]
 struct Increment(increment::State);
 
-impl InPlace for Increment {
-    type Undo = ();
-}
+impl InPlace for Increment {}
 
 impl Model for Increment {
     type State = increment::State;

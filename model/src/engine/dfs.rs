@@ -27,7 +27,7 @@ use std::thread::JoinHandle;
 
 use stateright::{Checker, Expectation, Model, Path, Property};
 
-use super::in_place::{InPlace, Taken};
+use super::in_place::{InPlace, Probe};
 use super::seen::{fingerprint, fingerprint_of, Representative, Seen, BATCH};
 
 /// Discoveries by property name: the initial state's index and the actions from it.
@@ -293,17 +293,14 @@ where
                 let digest = if self.symmetry.is_none() { digest.or_else(|| self.model.digest(&state)) } else { None };
                 // All successors first, their table lines fetched together, then the lookups.
                 for a in actions.drain(..) {
-                    let taken = match digest {
-                        Some(d) => self.model.step_in_place(&mut state, d, &a),
-                        None => Taken::Build,
+                    let probe = match digest {
+                        Some(d) => self.model.probe(&mut state, d, &a),
+                        None => Probe::Build,
                     };
-                    let (next, fp) = match taken {
-                        Taken::Step { digest, undo } => {
-                            self.model.undo(&mut state, undo);
-                            (Successor::Pending(digest), fingerprint(&digest))
-                        }
-                        Taken::NotAStep => continue,
-                        Taken::Build => {
+                    let (next, fp) = match probe {
+                        Probe::Digest(digest) => (Successor::Pending(digest), fingerprint(&digest)),
+                        Probe::NotAStep => continue,
+                        Probe::Build => {
                             let Some(next) = self.model.next_state(&state, a.clone()) else { continue };
                             let fp = fingerprint_of(&next, self.symmetry);
                             (Successor::Built(next), fp)

@@ -8,5 +8,5 @@ pub mod seen;
 pub mod shard;
 
 pub use dfs::{Engine, Limits, Root};
-pub use in_place::{InPlace, Taken};
+pub use in_place::{InPlace, Probe};
 pub use shard::{split, Part, ShardSpec, Sharded};

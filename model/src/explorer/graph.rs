@@ -9,8 +9,7 @@ use chandy_lamport::apps::spec::Spec;
 use stateright::{Model, Path, Property};
 
 use super::svg::space_time;
-use crate::engine::{InPlace, Taken};
-use crate::model::in_place::Undo;
+use crate::engine::{InPlace, Probe};
 use crate::model::properties;
 use crate::model::state::State;
 use crate::model::system::{Act, ChandyLamport};
@@ -53,17 +52,11 @@ impl<A: Spec> Model for ChandyLamport<A> {
 }
 
 impl<A: Spec> InPlace for ChandyLamport<A> {
-    type Undo = Undo<A>;
-
     fn digest(&self, state: &State<A>) -> Option<u64> {
         self.in_place_digest(state)
     }
 
-    fn step_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Taken<Undo<A>> {
-        ChandyLamport::step_in_place(self, state, digest, action)
-    }
-
-    fn undo(&self, state: &mut State<A>, undo: Undo<A>) {
-        ChandyLamport::undo(self, state, undo)
+    fn probe(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
+        self.probe_in_place(state, digest, action)
     }
 }

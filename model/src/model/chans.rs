@@ -91,6 +91,13 @@ impl<M: Copy> Chans<M> {
         self.lens[c] += 1;
     }
 
+    /// Puts `p` at `index` of channel `c` (where [`Chans::remove`] took it from).
+    pub fn insert(&mut self, c: usize, index: usize, p: Packet<M>) {
+        let at = self.start(c) + index;
+        self.packets.insert(at, p);
+        self.lens[c] += 1;
+    }
+
     /// Removes and returns the packet at `index` of channel `c`.
     pub fn remove(&mut self, c: usize, index: usize) -> Packet<M> {
         let at = self.start(c) + index;

@@ -1,23 +1,25 @@
-//! Steps taken in the state itself: the search's fast path. A successor is made by changing the
-//! state it comes from, its digest is updated by the parts the step changed alone (see
-//! [`parts`]), and the state is put back; only a successor the seen set does not hold is then
-//! built in full. The step is the model's one step ([`ChandyLamport::advance`]).
+//! Steps taken in the state itself: the search's fast path. A step changes the state it is
+//! taken from; the successor's digest is that state's less the words of the parts the step
+//! changed, plus their new words (see [`parts`]); then the step is undone, part by part. Only a
+//! successor the seen set does not hold is then built in full. The step is the model's one step
+//! ([`ChandyLamport::advance`]).
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Effect};
 use smallvec::SmallVec;
 
-use super::chans::Chans;
+use super::chans::Packet;
 use super::ghost::Ghost;
 use super::state::{parts, Shared, State, StateData, MAX_HOUSES};
 use super::system::{Act, Action, ChandyLamport, Stop};
-use crate::engine::Taken;
+use crate::engine::Probe;
 
-/// What a step taken in place may change, as it was before: what puts the state back.
-pub struct Undo<A: Spec> {
+/// What a step taken in place changed, as it was: what puts the state back.
+struct Undo<A: Spec> {
     /// The one house the step may change (its index and the house as it was).
     house: Option<(usize, Shared<A>)>,
-    chans: Chans<A::Msg>,
+    /// The packet the step takes off a channel: its channel, place and itself.
+    taken: Option<(usize, usize, Packet<A::Msg>)>,
     budget: [u8; MAX_HOUSES],
     sent: [u8; MAX_HOUSES],
     ghost: Option<Box<Ghost<A::Msg>>>,
@@ -25,8 +27,8 @@ pub struct Undo<A: Spec> {
 
 impl<A: Spec> ChandyLamport<A> {
     /// The digest of `state` when the search may take its steps in place: states with neither
-    /// a checkpoint coordinator (whose steps also count tallies and may change every house)
-    /// nor a literal history.
+    /// a checkpoint coordinator (whose steps also count tallies, and may change every house and
+    /// channel) nor a literal history.
     pub fn in_place_digest(&self, state: &State<A>) -> Option<u64> {
         (state.ckpt.is_none() && state.history.is_none()).then(|| state.digest())
     }
@@ -47,113 +49,103 @@ impl<A: Spec> ChandyLamport<A> {
         })
     }
 
-    /// Takes `action` in `state` itself, whose digest is `digest`; see [`Taken`]. A step the
-    /// core refuses is left to be built in full (its successor is the state marked refused).
-    pub fn step_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Taken<Undo<A>> {
+    /// Takes `action` in `state` itself, whose digest is `digest`, and puts the state back; see
+    /// [`Probe`]. A step the core refuses is left to be built in full (its successor is the
+    /// state marked refused).
+    pub fn probe_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
         if state.ckpt.is_some() || state.history.is_some() {
-            return Taken::Build;
+            return Probe::Build;
         }
-        let Ok(actor) = self.actor(action) else { return Taken::Build };
+        let Ok(actor) = self.actor(action) else { return Probe::Build };
+        let taken = match *action {
+            Action::Deliver { channel: c, index: i }
+            | Action::Steal { channel: c, index: i }
+            | Action::LoseMarker { channel: c, index: i } => {
+                let (c, i) = (usize::from(c), usize::from(i));
+                match state.chans.get(c).get(i) {
+                    Some(p) => Some((c, i, *p)),
+                    None => return Probe::Build,
+                }
+            }
+            _ => None,
+        };
         // Every house but the actor stays the very same (a house changes only by the
-        // remembered steps of `memo`, which replace it and never change it where it is).
+        // remembered steps of `memo`, which replace it and never change it where it is):
+        // checked in debug builds, and by `tests/in_place.rs` on every step it takes.
+        #[cfg(debug_assertions)]
         let before: SmallVec<[*const (); 4]> = state.procs.iter().map(Shared::addr).collect();
         let undo = Undo {
             house: actor.map(|p| (p, state.procs[p].clone())),
-            chans: state.chans.clone(),
+            taken,
             budget: state.budget,
             sent: state.sent,
             ghost: state.ghost.clone(),
         };
-        // The channels the step changes: the one it takes from, and those its effects send on.
-        let mut touched = Touched::default();
-        if let Action::Deliver { channel: c, .. }
-        | Action::Steal { channel: c, .. }
-        | Action::LoseMarker { channel: c, .. } = *action
-        {
-            touched.add(usize::from(c));
-        }
+        // The channels the step sends on, in order (a refused step sends nothing).
+        let mut pushed: SmallVec<[usize; 8]> = SmallVec::new();
         let result = self.with_effects(|fx| {
             let result = self.advance(state, *action, fx);
-            for effect in fx.iter() {
-                if let Effect::Send { channel, .. } = effect {
-                    touched.add(channel.index());
-                }
+            if result.is_ok() {
+                pushed.extend(fx.iter().filter_map(|e| match e {
+                    Effect::Send { channel, .. } => Some(channel.index()),
+                    _ => None,
+                }));
             }
             result
         });
-        let others_kept = state.procs.iter().enumerate().all(|(i, h)| Some(i) == actor || h.addr() == before[i]);
-        assert!(others_kept, "a step taken in place changed a house other than its actor's");
+        #[cfg(debug_assertions)]
+        {
+            let others_kept = state.procs.iter().enumerate().all(|(i, h)| Some(i) == actor || h.addr() == before[i]);
+            assert!(others_kept, "a step taken in place changed a house other than its actor's");
+        }
+        // The parts the step changed: the actor, any house whose budget or count moved, the
+        // channels taken from and sent on, and the rest with the ghost data.
+        let houses: SmallVec<[usize; 4]> = (0..state.procs.len())
+            .filter(|&i| Some(i) == actor || undo.budget[i] != state.budget[i] || undo.sent[i] != state.sent[i])
+            .collect();
+        let mut channels: SmallVec<[usize; 8]> = pushed.clone();
+        channels.extend(undo.taken.map(|(c, _, _)| c));
+        channels.sort_unstable();
+        channels.dedup();
+        let new = words(state, &houses, &channels);
+        self.undo(state, undo, &pushed);
         match result {
-            Ok(()) => Taken::Step { digest: digest_after(digest, &undo, state, &touched), undo },
-            Err(stop) => {
-                self.undo(state, undo);
-                match stop {
-                    Stop::NotAStep => Taken::NotAStep,
-                    Stop::Refused(_) => Taken::Build,
-                }
-            }
+            Ok(()) => Probe::Digest(digest.wrapping_add(new).wrapping_sub(words(state, &houses, &channels))),
+            Err(Stop::NotAStep) => Probe::NotAStep,
+            Err(Stop::Refused(_)) => Probe::Build,
         }
     }
 
-    /// Puts `state` back as it was before the step `undo` came from.
-    pub fn undo(&self, state: &mut State<A>, undo: Undo<A>) {
-        let Undo { house, chans, budget, sent, ghost } = undo;
+    /// Puts `state` back as it was before the step `undo` came from, which sent on `pushed`.
+    fn undo(&self, state: &mut State<A>, undo: Undo<A>, pushed: &[usize]) {
+        let Undo { house, taken, budget, sent, ghost } = undo;
+        for &c in pushed.iter().rev() {
+            let last = state.chans.get(c).len() - 1;
+            state.chans.remove(c, last);
+        }
+        if let Some((c, i, packet)) = taken {
+            state.chans.insert(c, i, packet);
+        }
         if let Some((p, house)) = house {
             state.procs[p] = house;
         }
-        state.chans = chans;
         state.budget = budget;
         state.sent = sent;
         state.ghost = ghost;
     }
 }
 
-/// The channels a step changed: a bit each for the first 128, and every channel beyond.
-#[derive(Default)]
-struct Touched {
-    low: u128,
-    beyond: bool,
-}
-
-impl Touched {
-    fn add(&mut self, c: usize) {
-        match 1u128.checked_shl(c as u32) {
-            Some(bit) if c < 128 => self.low |= bit,
-            _ => self.beyond = true,
-        }
+/// The sum of the words of `houses`, `channels` and (with ghost data) the rest of `now`.
+fn words<A: Spec>(now: &StateData<A>, houses: &[usize], channels: &[usize]) -> u64 {
+    let mut sum = 0u64;
+    for &i in houses {
+        sum = sum.wrapping_add(parts::house(i, &now.procs[i], now.budget[i], now.sent[i]));
     }
-
-    /// The channels (of `n`) to look at.
-    fn iter(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..n).filter(move |&c| if c < 128 { self.low >> c & 1 == 1 } else { self.beyond })
+    for &c in channels {
+        sum = sum.wrapping_add(parts::channel(c, now.chans.get(c)));
     }
-}
-
-/// The digest of `now`, a step away from the state `before` was the digest of (as `undo`
-/// holds it): the words of the houses and channels the step changed are exchanged, and the
-/// rest's when there is ghost data (the only other part such a step changes).
-fn digest_after<A: Spec>(before: u64, undo: &Undo<A>, now: &StateData<A>, touched: &Touched) -> u64 {
-    let mut d = before;
-    for (i, new) in now.procs.iter().enumerate() {
-        let old = match &undo.house {
-            Some((p, old)) if *p == i => old,
-            _ => new,
-        };
-        let (b, s) = ((undo.budget[i], undo.sent[i]), (now.budget[i], now.sent[i]));
-        if !old.same(new) || b != s {
-            d = d.wrapping_sub(parts::house(i, old, b.0, b.1)).wrapping_add(parts::house(i, new, s.0, s.1));
-        }
+    if now.ghost.is_some() {
+        sum = sum.wrapping_add(now.rest_word());
     }
-    for c in touched.iter(now.chans.len()) {
-        let (old, new) = (undo.chans.get(c), now.chans.get(c));
-        if old != new {
-            d = d.wrapping_sub(parts::channel(c, old)).wrapping_add(parts::channel(c, new));
-        }
-    }
-    if undo.ghost.is_some() || now.ghost.is_some() {
-        let (houses, channels) = (now.procs.len(), now.chans.len());
-        let old = parts::rest(houses, channels, &now.refused, &undo.ghost, &now.history, now.sym, &now.ckpt);
-        d = d.wrapping_sub(old).wrapping_add(now.rest_word());
-    }
-    d
+    sum
 }
