@@ -53,7 +53,7 @@ impl<A: Spec> ChandyLamport<A> {
     /// [`Probe`]. A step the core refuses is left to be built in full (its successor is the
     /// state marked refused).
     pub fn probe_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
-        if state.ckpt.is_some() || state.history.is_some() {
+        if state.ckpt.is_some() || state.history.is_some() || state.ghost.is_some() {
             return Probe::Build;
         }
         let Ok(actor) = self.actor(action) else { return Probe::Build };
