@@ -366,3 +366,36 @@ fn files_are_read_in_chunks_whatever_their_line_ends_and_blank_lines() {
     assert!(format!("{e:#}").ends_with("not UTF-8 text: JSON lines are UTF-8"), "{e:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn logs_read_from_pipes_are_read_once_by_the_whole_reader() {
+    let texts = bank_texts("pipes", 300, 2);
+    let dir = common::temp_dir("stream", "pipes-written");
+    let t = Topology::complete(4).unwrap();
+    // P0's log doctored (a finding), and given through a pipe, as `<(zcat P0.jsonl.gz)` does.
+    let doctored = texts[0].1.replacen("\"jars\":", "\"jars\":1", 1);
+    let pipe = dir.join("P0.pipe");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status().expect("mkfifo runs");
+    assert!(made.success());
+    let mut paths = vec![pipe.clone()];
+    for (file, text) in &texts[1..] {
+        std::fs::write(dir.join(file), text).unwrap();
+        paths.push(dir.join(file));
+    }
+    let writer = std::thread::spawn(move || std::fs::write(&pipe, doctored).unwrap());
+    let by_pipe =
+        verify_by(&t, banks(), Source::Files(&paths), &Mode::interpreted(), Reader::Stream, &mut Ticker::silent());
+    writer.join().unwrap();
+    let by_pipe = by_pipe.unwrap();
+    let mut texts = texts;
+    texts[0].1 = texts[0].1.replacen("\"jars\":", "\"jars\":1", 1);
+    let by_text =
+        verify_by(&t, banks(), Source::Texts(&texts), &Mode::interpreted(), Reader::Whole, &mut Ticker::silent());
+    let by_text = by_text.unwrap();
+    assert_eq!(by_pipe.exit_code, 1);
+    let messages = |o: &model::cli::verify::Outcome| o.run.iter().map(|f| f.message.clone()).collect::<Vec<_>>();
+    assert_eq!((by_pipe.events, &by_pipe.snapshots), (by_text.events, &by_text.snapshots));
+    assert_eq!(messages(&by_pipe), messages(&by_text));
+    assert_eq!(by_pipe.run[0].at, [format!("event at {}:1", paths[0].display())]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

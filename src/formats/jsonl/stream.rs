@@ -1,7 +1,7 @@
 //! Reading logs a line at a time: each file read as far as needed, each line parsed as it is
 //! read, and each process's events handed out in its own `seq` order. Nothing is kept but what
 //! has been read and not yet taken. What this reader does not handle in one pass (a line that is
-//! not a valid event, `time` instead of `seq`, a loss, a gap, a file given twice) stops it with
+//! not a valid event, `time` instead of `seq`, a loss, a gap, a file given twice, a pipe) stops it with
 //! [`NotClean`]: the whole reader ([`super::read_logs`]) then reads the logs and words the
 //! problem.
 
@@ -289,6 +289,10 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
     pub(super) fn new(topology: &'t Topology, source: Source<'a>, states: &'a States<A>) -> Result<Self, NotClean> {
         let sources: Vec<Lines<'a>> = match source {
             Source::Files(files) => {
+                // A pipe can be read only once: by the whole reader, which keeps what it reads.
+                if !files.iter().all(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file())) {
+                    return Err(NotClean("a log that is not a regular file (a pipe is read once)"));
+                }
                 let mut given = HashSet::new();
                 let mut sources = Vec::with_capacity(files.len());
                 for path in files {
