@@ -380,3 +380,60 @@ impl<A: Spec> Recorded<A> {
         self.channels.iter().map(|r| r.iter().map(|c| c.msg).collect()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::chans::Packet;
+    use chandy_lamport::apps::bank::Bank;
+    use chandy_lamport::ProcessId;
+    use std::collections::HashSet;
+
+    /// Every output bit of `mix` depends on every input bit: flipping one input bit flips about
+    /// half the output bits, and distinct inputs give distinct outputs.
+    #[test]
+    fn mix_spreads_every_bit() {
+        let mut flips = 0u64;
+        let mut outputs = HashSet::new();
+        for x in 0..4096u64 {
+            let x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            assert!(outputs.insert(mix(x)));
+            for bit in 0..64 {
+                flips += u64::from((mix(x) ^ mix(x ^ 1 << bit)).count_ones());
+            }
+        }
+        let mean = flips as f64 / (4096.0 * 64.0);
+        assert!((31.0..33.0).contains(&mean), "{mean} output bits flip per input bit");
+        assert_ne!(mix(0), mix(1));
+    }
+
+    /// A house's word depends on its place, budget and carts sent, each on its own.
+    #[test]
+    fn house_words_tell_place_budget_and_count_apart() {
+        let house = Shared::new(Process::new(ProcessId(0), Stamped(Bank::new(2))));
+        let mut words = HashSet::new();
+        for i in 0..MAX_HOUSES {
+            for budget in 0..=255u8 {
+                for sent in [0, 1, 2, 255] {
+                    assert!(words.insert(parts::house(i, &house, budget, sent)), "{i} {budget} {sent}");
+                }
+            }
+        }
+        let other = Shared::new(Process::new(ProcessId(0), Stamped(Bank::new(3))));
+        assert_ne!(parts::house(0, &house, 1, 0), parts::house(0, &other, 1, 0));
+    }
+
+    /// A channel's word depends on its place and on its packets and their order.
+    #[test]
+    fn channel_words_tell_place_and_contents_apart() {
+        let cart = |n: u32| Packet { msg: Message::App(Stamp { seq: 0, msg: n }), tag: 0 };
+        let (a, b) = (cart(1), cart(2));
+        let contents: [&[Packet<u32>]; 5] = [&[], &[a], &[b], &[a, b], &[b, a]];
+        let mut words = HashSet::new();
+        for c in 0..240 {
+            for packets in contents {
+                assert!(words.insert(parts::channel(c, packets)), "{c} {packets:?}");
+            }
+        }
+    }
+}
