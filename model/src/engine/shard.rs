@@ -193,7 +193,7 @@ pub struct Sharded<M: Model> {
 
 impl<M> Sharded<M>
 where
-    M: super::InPlace + Send + Sync + 'static,
+    M: super::in_place::InPlace + Send + Sync + 'static,
     M::State: Hash + Clone + Send + Sync + 'static,
     M::Action: Clone + PartialEq + Send + Sync + 'static,
 {

@@ -1,8 +1,8 @@
 //! Steps taken in the state itself: the search's fast path. A step changes the state it is
 //! taken from; the successor's digest is that state's less the words of the parts the step
-//! changed, plus their new words (see [`parts`]); then the step is undone, part by part. Only a
+//! changed, plus their new words (see [`Parts`]); then the step is undone, part by part. Only a
 //! successor the seen set does not hold is then built in full. The step is the model's one step
-//! ([`ChandyLamport::advance`]).
+//! (`ChandyLamport::advance`).
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Effect};
@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::chans::Packet;
 use super::ghost::Ghost;
-use super::state::{parts, Shared, State, StateData, MAX_HOUSES};
+use super::state::{Parts, Shared, State, StateData, MAX_HOUSES};
 use super::system::{Act, Action, ChandyLamport, Stop};
 use crate::engine::Probe;
 
@@ -139,10 +139,10 @@ impl<A: Spec> ChandyLamport<A> {
 fn words<A: Spec>(now: &StateData<A>, houses: &[usize], channels: &[usize]) -> u64 {
     let mut sum = 0u64;
     for &i in houses {
-        sum = sum.wrapping_add(parts::house(i, &now.procs[i], now.budget[i], now.sent[i]));
+        sum = sum.wrapping_add(Parts::house(i, &now.procs[i], now.budget[i], now.sent[i]));
     }
     for &c in channels {
-        sum = sum.wrapping_add(parts::channel(c, now.chans.get(c)));
+        sum = sum.wrapping_add(Parts::channel(c, now.chans.get(c)));
     }
     if now.ghost.is_some() {
         sum = sum.wrapping_add(now.rest_word());

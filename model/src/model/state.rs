@@ -10,7 +10,7 @@ use std::sync::Arc;
 use chandy_lamport::{Message, Process, SnapshotId};
 use smallvec::SmallVec;
 
-use super::chans::Chans;
+use super::chans::{Chans, Packet};
 use super::ghost::Ghost;
 use super::stamp::{Stamp, Stamped};
 
@@ -239,9 +239,9 @@ static PART_SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
 /// part's content and its place: house `i` (its core's hash, budget and carts sent), channel
 /// `c` (its packets), and the rest. A step that changes a few parts changes the digest by
 /// theirs alone ([`StateData::digest`] computes it whole).
-pub mod parts {
-    use super::*;
+pub struct Parts;
 
+impl Parts {
     /// House `i`'s word.
     pub fn house<A: Spec>(i: usize, house: &Shared<A>, budget: u8, sent: u8) -> u64 {
         let place = (i as u64) << 16 | u64::from(budget) << 8 | u64::from(sent);
@@ -249,7 +249,7 @@ pub mod parts {
     }
 
     /// Channel `c`'s word.
-    pub fn channel<M: Hash>(c: usize, packets: &[crate::model::chans::Packet<M>]) -> u64 {
+    pub fn channel<M: Hash>(c: usize, packets: &[Packet<M>]) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
         (c as u64 ^ 0x2545_f491_4f6c_dd1d, packets).hash(&mut h);
         mix(h.finish())
@@ -271,17 +271,17 @@ pub mod parts {
 }
 
 impl<A: Spec> StateData<A> {
-    /// The state's digest, every part's word summed (see [`parts`]): what the state's
+    /// The state's digest, every part's word summed (see [`Parts`]): what the state's
     /// fingerprint is computed from.
     pub fn digest(&self) -> u64 {
-        let houses = self.procs.iter().enumerate().map(|(i, p)| parts::house(i, p, self.budget[i], self.sent[i]));
-        let channels = self.chans.iter().enumerate().map(|(c, packets)| parts::channel(c, packets));
+        let houses = self.procs.iter().enumerate().map(|(i, p)| Parts::house(i, p, self.budget[i], self.sent[i]));
+        let channels = self.chans.iter().enumerate().map(|(c, packets)| Parts::channel(c, packets));
         houses.chain(channels).fold(self.rest_word(), u64::wrapping_add)
     }
 
     /// The word of everything but the houses and channels.
     pub fn rest_word(&self) -> u64 {
-        parts::rest(self.procs.len(), self.chans.len(), &self.refused, &self.ghost, &self.history, self.sym, &self.ckpt)
+        Parts::rest(self.procs.len(), self.chans.len(), &self.refused, &self.ghost, &self.history, self.sym, &self.ckpt)
     }
 }
 
@@ -384,7 +384,6 @@ impl<A: Spec> Recorded<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::chans::Packet;
     use chandy_lamport::apps::bank::Bank;
     use chandy_lamport::ProcessId;
     use std::collections::HashSet;
@@ -415,12 +414,12 @@ mod tests {
         for i in 0..MAX_HOUSES {
             for budget in 0..=255u8 {
                 for sent in [0, 1, 2, 255] {
-                    assert!(words.insert(parts::house(i, &house, budget, sent)), "{i} {budget} {sent}");
+                    assert!(words.insert(Parts::house(i, &house, budget, sent)), "{i} {budget} {sent}");
                 }
             }
         }
         let other = Shared::new(Process::new(ProcessId(0), Stamped(Bank::new(3))));
-        assert_ne!(parts::house(0, &house, 1, 0), parts::house(0, &other, 1, 0));
+        assert_ne!(Parts::house(0, &house, 1, 0), Parts::house(0, &other, 1, 0));
     }
 
     /// A channel's word depends on its place and on its packets and their order.
@@ -432,7 +431,7 @@ mod tests {
         let mut words = HashSet::new();
         for c in 0..240 {
             for packets in contents {
-                assert!(words.insert(parts::channel(c, packets)), "{c} {packets:?}");
+                assert!(words.insert(Parts::channel(c, packets)), "{c} {packets:?}");
             }
         }
     }
