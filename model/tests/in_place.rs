@@ -31,7 +31,7 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
         let original = s.clone();
         let addrs: Vec<_> = s.procs.iter().map(|p| p.addr()).collect();
         let digest = m.digest(&s);
-        assert_eq!(digest.is_some(), s.ckpt.is_none() && s.history.is_none(), "{cfg:?}");
+        assert_eq!(digest.is_some(), s.ckpt.is_none() && s.history.is_none() && s.ghost.is_none(), "{cfg:?}");
         if let Some(d) = digest {
             assert_eq!(d, s.digest(), "the digest is the state's");
         }
@@ -47,7 +47,12 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
                     assert_eq!(digest, built.digest(), "{cfg:?} {a:?}: the successor's digest");
                 }
                 Some(Probe::NotAStep) => assert!(next.is_none(), "{cfg:?} {a:?}: a step, said not"),
-                Some(Probe::Build) | None => built += 1,
+                Some(Probe::Build) => {
+                    // A state the search probes builds only a step the core refuses.
+                    assert!(next.as_ref().is_some_and(|n| n.refused.is_some()), "{cfg:?} {a:?}: built, not probed");
+                    built += 1;
+                }
+                None => built += 1,
             }
             assert!(s == original, "{cfg:?} {a:?}: the state was not put back");
             assert!(s.procs.iter().map(|p| p.addr()).eq(addrs.iter().copied()), "{cfg:?} {a:?}: houses replaced");

@@ -9,7 +9,6 @@ use chandy_lamport::{ChannelId, Effect};
 use smallvec::SmallVec;
 
 use super::chans::Packet;
-use super::ghost::Ghost;
 use super::state::{Parts, Shared, State, StateData, MAX_HOUSES};
 use super::system::{Act, Action, ChandyLamport, Stop};
 use crate::engine::Probe;
@@ -22,15 +21,20 @@ struct Undo<A: Spec> {
     taken: Option<(usize, usize, Packet<A::Msg>)>,
     budget: [u8; MAX_HOUSES],
     sent: [u8; MAX_HOUSES],
-    ghost: Option<Box<Ghost<A::Msg>>>,
 }
 
 impl<A: Spec> ChandyLamport<A> {
-    /// The digest of `state` when the search may take its steps in place: states with neither
-    /// a checkpoint coordinator (whose steps also count tallies, and may change every house and
-    /// channel) nor a literal history.
+    /// The digest of `state` when the search may take its steps in place: states with no
+    /// checkpoint coordinator (whose steps also count tallies, and may change every house and
+    /// channel), no literal history and no ghost data (copied and hashed whole, a probe cost
+    /// more than building the successor).
     pub fn in_place_digest(&self, state: &State<A>) -> Option<u64> {
-        (state.ckpt.is_none() && state.history.is_none()).then(|| state.digest())
+        Self::probed(state).then(|| state.digest())
+    }
+
+    /// Whether the search probes `state`'s steps (see [`ChandyLamport::in_place_digest`]).
+    fn probed(state: &State<A>) -> bool {
+        state.ckpt.is_none() && state.history.is_none() && state.ghost.is_none()
     }
 
     /// The house `action` changes, if any: `Err` for the coordinator's actions.
@@ -53,7 +57,7 @@ impl<A: Spec> ChandyLamport<A> {
     /// [`Probe`]. A step the core refuses is left to be built in full (its successor is the
     /// state marked refused).
     pub fn probe_in_place(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
-        if state.ckpt.is_some() || state.history.is_some() || state.ghost.is_some() {
+        if !Self::probed(state) {
             return Probe::Build;
         }
         let Ok(actor) = self.actor(action) else { return Probe::Build };
@@ -74,13 +78,8 @@ impl<A: Spec> ChandyLamport<A> {
         // checked in debug builds, and by `tests/in_place.rs` on every step it takes.
         #[cfg(debug_assertions)]
         let before: SmallVec<[*const (); 4]> = state.procs.iter().map(Shared::addr).collect();
-        let undo = Undo {
-            house: actor.map(|p| (p, state.procs[p].clone())),
-            taken,
-            budget: state.budget,
-            sent: state.sent,
-            ghost: state.ghost.clone(),
-        };
+        let undo =
+            Undo { house: actor.map(|p| (p, state.procs[p].clone())), taken, budget: state.budget, sent: state.sent };
         // The channels the step sends on, in order (a refused step sends nothing).
         let mut pushed: SmallVec<[usize; 8]> = SmallVec::new();
         let result = self.with_effects(|fx| {
@@ -99,7 +98,8 @@ impl<A: Spec> ChandyLamport<A> {
             assert!(others_kept, "a step taken in place changed a house other than its actor's");
         }
         // The parts the step changed: the actor, any house whose budget or count moved, the
-        // channels taken from and sent on, and the rest with the ghost data.
+        // channels taken from and sent on (the rest's word is the same: no ghost data, history
+        // or coordinator).
         let houses: SmallVec<[usize; 4]> = (0..state.procs.len())
             .filter(|&i| Some(i) == actor || undo.budget[i] != state.budget[i] || undo.sent[i] != state.sent[i])
             .collect();
@@ -118,7 +118,7 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// Puts `state` back as it was before the step `undo` came from, which sent on `pushed`.
     fn undo(&self, state: &mut State<A>, undo: Undo<A>, pushed: &[usize]) {
-        let Undo { house, taken, budget, sent, ghost } = undo;
+        let Undo { house, taken, budget, sent } = undo;
         for &c in pushed.iter().rev() {
             let last = state.chans.get(c).len() - 1;
             state.chans.remove(c, last);
@@ -131,11 +131,10 @@ impl<A: Spec> ChandyLamport<A> {
         }
         state.budget = budget;
         state.sent = sent;
-        state.ghost = ghost;
     }
 }
 
-/// The sum of the words of `houses`, `channels` and (with ghost data) the rest of `now`.
+/// The sum of the words of `houses` and `channels` of `now`.
 fn words<A: Spec>(now: &StateData<A>, houses: &[usize], channels: &[usize]) -> u64 {
     let mut sum = 0u64;
     for &i in houses {
@@ -143,9 +142,6 @@ fn words<A: Spec>(now: &StateData<A>, houses: &[usize], channels: &[usize]) -> u
     }
     for &c in channels {
         sum = sum.wrapping_add(Parts::channel(c, now.chans.get(c)));
-    }
-    if now.ghost.is_some() {
-        sum = sum.wrapping_add(now.rest_word());
     }
     sum
 }
