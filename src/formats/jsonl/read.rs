@@ -27,14 +27,15 @@ fn json_message(e: &serde_json::Error) -> String {
     }
 }
 
-struct Resolver<'t> {
+/// The topology's names: processes and channels as the logs spell them.
+pub(super) struct Resolver<'t> {
     topology: &'t Topology,
-    processes: HashMap<&'t str, ProcessId>,
+    pub(super) processes: HashMap<&'t str, ProcessId>,
     channels: HashMap<String, ChannelId>,
 }
 
 impl<'t> Resolver<'t> {
-    fn new(topology: &'t Topology) -> Self {
+    pub(super) fn new(topology: &'t Topology) -> Self {
         let processes = topology.processes().map(|p| (topology.name(p), p)).collect();
         let channels = (0..topology.channels().len())
             .map(|c| ChannelId(c as u32))
@@ -44,7 +45,7 @@ impl<'t> Resolver<'t> {
     }
 
     /// The channel named `name`, with `process` at its `outgoing` (sender) or incoming end.
-    fn channel(&self, process: ProcessId, name: &str, outgoing: bool) -> Result<ChannelId, LogProblem> {
+    pub(super) fn channel(&self, process: ProcessId, name: &str, outgoing: bool) -> Result<ChannelId, LogProblem> {
         let c = *self.channels.get(name).ok_or_else(|| LogProblem::UnknownChannel(name.to_string()))?;
         let ch = self.topology.channel(c);
         let end = if outgoing { ch.from } else { ch.to };

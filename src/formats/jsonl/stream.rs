@@ -6,7 +6,7 @@
 //! problem.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fmt;
 use std::fs::File;
 use std::path::PathBuf;
@@ -15,7 +15,8 @@ use serde::de::{self, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::line::{Kind, LogApp};
-use super::logs::States;
+use super::logs::{LogProblem, States};
+use super::read::Resolver;
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// Where the logs come from.
@@ -125,31 +126,21 @@ pub(super) enum EvBody<A: Application> {
     MarkerReceive { snapshot: Option<SnapshotId>, channel: ChannelId, recorded: Vec<Id> },
 }
 
-/// Names resolved against the topology.
-struct Names<'t> {
-    topology: &'t Topology,
-    processes: HashMap<&'t str, ProcessId>,
-    channels: HashMap<String, ChannelId>,
-}
+/// Names resolved against the topology (the whole reader's [`Resolver`]).
+struct Names<'t>(Resolver<'t>);
 
 impl<'t> Names<'t> {
     fn new(topology: &'t Topology) -> Self {
-        let processes = topology.processes().map(|p| (topology.name(p), p)).collect();
-        let channels = (0..topology.channels().len())
-            .map(|c| ChannelId(c as u32))
-            .map(|c| (topology.channel_label(c), c))
-            .collect();
-        Names { topology, processes, channels }
+        Names(Resolver::new(topology))
     }
 
     /// The channel named `name`, with `process` at its `outgoing` (sender) or incoming end.
     fn channel(&self, process: ProcessId, name: Option<&str>, outgoing: bool) -> Result<ChannelId, NotClean> {
-        let c = *name.and_then(|n| self.channels.get(n)).ok_or(NotClean("an unknown or missing channel"))?;
-        let ch = self.topology.channel(c);
-        match (if outgoing { ch.from } else { ch.to }) == process {
-            true => Ok(c),
-            false => Err(NotClean("an event at the wrong end of its channel")),
-        }
+        let name = name.ok_or(NotClean("an unknown or missing channel"))?;
+        self.0.channel(process, name, outgoing).map_err(|problem| match problem {
+            LogProblem::UnknownChannel(_) => NotClean("an unknown or missing channel"),
+            _ => NotClean("an event at the wrong end of its channel"),
+        })
     }
 
     /// One line: its process, its `seq` and its event. Text that is not UTF-8 is no event.
@@ -171,7 +162,7 @@ impl<'t> Names<'t> {
         if present.iter().any(|(f, there)| *there && !kind.fields().contains(f)) {
             return Err(bad);
         }
-        let process = *self.processes.get(line.process.as_ref()).ok_or(NotClean("an unknown process"))?;
+        let process = *self.0.processes.get(line.process.as_ref()).ok_or(NotClean("an unknown process"))?;
         let seq = line.seq.ok_or(NotClean("a line without `seq`"))?;
         let missing = NotClean("a line without a field its kind needs");
         let channel = |outgoing| self.channel(process, line.channel.as_deref(), outgoing);
