@@ -1,7 +1,7 @@
 //! The channels' contents: every message and marker in transit, with its ghost tag, stored flat
 //! per state.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 use chandy_lamport::Message;
 use smallvec::SmallVec;
@@ -32,23 +32,6 @@ impl<M> Packet<M> {
 pub struct Chans<M> {
     lens: SmallVec<[u8; 12]>,
     packets: SmallVec<[Packet<M>; 12]>,
-}
-
-impl<M: Hash> Hash for Chans<M> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        // The lengths in one write (a model has at most 240 channels, usually a few).
-        if self.lens.len() <= 16 {
-            let mut word = [0u8; 16];
-            word[..self.lens.len()].copy_from_slice(&self.lens);
-            state.write_u128(u128::from_ne_bytes(word));
-            state.write_u8(self.lens.len() as u8);
-        } else {
-            self.lens.hash(state);
-        }
-        for p in &self.packets {
-            p.hash(state);
-        }
-    }
 }
 
 impl<M: Copy> Clone for Chans<M> {
