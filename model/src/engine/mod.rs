@@ -6,7 +6,9 @@ pub mod dfs;
 pub mod in_place;
 pub mod seen;
 pub mod shard;
+pub mod wire;
 
 pub use dfs::{Engine, Limits, Root};
 pub use in_place::{InPlace, Probe};
 pub use shard::{split, Part, ShardSpec, Sharded};
+pub use wire::Wire;

@@ -1,0 +1,16 @@
+//! States on the wire: what a distributed search needs of a model to send a state to the
+//! process that owns it.
+
+use stateright::Model;
+
+/// A model whose states can be encoded as bytes and decoded in another process (of the same
+/// build and configuration). The contract the distributed search relies on: `decode` of what
+/// `encode` wrote gives a state equal to the original, with the same fingerprint, from which the
+/// model's steps are the original's.
+pub trait Wire: Model {
+    /// Appends the encoding of `state` to `out`.
+    fn encode(&self, state: &Self::State, out: &mut Vec<u8>);
+
+    /// The state `bytes` encode (as [`Wire::encode`] wrote them), or why they do not.
+    fn decode(&self, bytes: &[u8]) -> Result<Self::State, String>;
+}
