@@ -10,16 +10,17 @@ use chandy_lamport::apps::spec::{Move, Setup, Spec, Stable, View};
 use chandy_lamport::protocol::{Application, Refusal};
 use chandy_lamport::{ProcessId, Topology, Variant};
 use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Strategy, TopologySpec};
+use serde::{Deserialize, Serialize};
 
 /// A house: the largest value it has heard of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Gossip {
     /// The largest value heard of so far.
     pub max: u8,
 }
 
 /// A message: "the largest value I know is this".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Tell(pub u8);
 
 impl Application for Gossip {

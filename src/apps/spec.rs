@@ -6,6 +6,9 @@
 //! the bank ([`crate::apps::bank`]) and the orders ([`crate::apps::orders`]) are two implementations, plugged
 //! in at the edges (the command line, the examples, the tests).
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use crate::protocol::Application;
 use crate::protocol::{ChannelId, ProcessId, Topology};
 
@@ -89,9 +92,19 @@ impl<A: Application> std::fmt::Debug for Stable<A> {
 }
 
 /// An application the harness can drive and check. Model-checked states are small values, so
-/// the state, its messages and its steps are `Copy`.
+/// the state, its messages and its steps are `Copy`; and they serialize (serde), so that a
+/// distributed search can send a model state to another process.
 pub trait Spec:
-    Application<Msg: Copy + Send + Sync + 'static, Step: Copy + Send + Sync + 'static> + Copy + Send + Sync + 'static
+    Application<
+        Msg: Copy + Send + Sync + 'static + Serialize + DeserializeOwned,
+        Step: Copy + Send + Sync + 'static + Serialize + DeserializeOwned,
+    >
+    + Copy
+    + Send
+    + Sync
+    + 'static
+    + Serialize
+    + DeserializeOwned
 {
     /// The name `--app` selects it by.
     const NAME: &'static str;

@@ -31,7 +31,7 @@ impl fmt::Display for MsgId {
 }
 
 /// What a process did. `M` is the application's message type, `S` its internal step type.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EventKind<M, S> {
     /// Sent application message `id` on `channel`.
     Send {
@@ -86,7 +86,11 @@ pub enum EventKind<M, S> {
 }
 
 /// One event and, when the driver logged it, the process's application state right after it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "A: Serialize, A::Msg: Serialize, A::Step: Serialize",
+    deserialize = "A: Deserialize<'de>, A::Msg: Deserialize<'de>, A::Step: Deserialize<'de>"
+))]
 pub struct Event<A: Application> {
     /// Who did it.
     pub process: ProcessId,
@@ -102,7 +106,14 @@ pub struct Event<A: Application> {
 
 /// A run: initial states, who may initiate snapshots, and events in an order consistent with
 /// causality (every receive after its send; each process's events in its own order).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Its serde form is for sending a trace to another process of the same build (the fields', not
+/// a stable format); logs are read and written by [`crate::formats::jsonl`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "A: Serialize, A::Msg: Serialize, A::Step: Serialize",
+    deserialize = "A: Deserialize<'de>, A::Msg: Deserialize<'de>, A::Step: Deserialize<'de>"
+))]
 pub struct Trace<A: Application> {
     /// Initial application state of each process.
     pub initial: Vec<A>,

@@ -1,11 +1,12 @@
 //! Small collections sized for a model checker that clones process states millions of times:
 //! a list that is almost always empty, a set of small indices, a set of snapshot ids.
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 /// A list that is almost always empty: one pointer wide, on the heap only when used (and
 /// `None` again when emptied, so equal lists are equal values).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[allow(clippy::box_collection)] // one word in every process state, instead of a Vec's three
 pub(crate) struct Rare<T>(Option<Box<Vec<T>>>);
 
@@ -40,7 +41,7 @@ impl<T> Rare<T> {
 }
 
 /// A set of small indices: one word inline, more on the heap only when needed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Bits {
     pub(crate) low: u64,
     pub(crate) high: Rare<u64>,
@@ -85,10 +86,49 @@ where
     out
 }
 
+/// Serde for a `SmallVec` field (`#[serde(with = "...::small")]`), as a sequence: the
+/// workspace's `smallvec` is built without its `serde` feature.
+pub(crate) mod small {
+    use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+    use serde::ser::{Serialize, Serializer};
+    use smallvec::{Array, SmallVec};
+
+    pub(crate) fn serialize<A: Array, S: Serializer>(v: &SmallVec<A>, s: S) -> Result<S::Ok, S::Error>
+    where
+        A::Item: Serialize,
+    {
+        v.as_slice().serialize(s)
+    }
+
+    pub(crate) fn deserialize<'de, A: Array, D: Deserializer<'de>>(d: D) -> Result<SmallVec<A>, D::Error>
+    where
+        A::Item: Deserialize<'de>,
+    {
+        struct Seq<A>(std::marker::PhantomData<A>);
+        impl<'de, A: Array> Visitor<'de> for Seq<A>
+        where
+            A::Item: Deserialize<'de>,
+        {
+            type Value = SmallVec<A>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<SmallVec<A>, S::Error> {
+                let mut out = SmallVec::new();
+                while let Some(x) = seq.next_element()? {
+                    out.push(x);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Seq(std::marker::PhantomData))
+    }
+}
+
 /// Ids of snapshots completed and taken, as sorted disjoint inclusive ranges `(first, last)`
 /// (compact when snapshots complete in order; empty, and free to clone, in a model that never
 /// takes them). Inclusive, so that every id up to `u32::MAX` fits.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct IdSet(Rare<(u32, u32)>);
 
 impl IdSet {

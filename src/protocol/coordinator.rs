@@ -6,6 +6,7 @@
 //! row fail than it tolerates (Flink's `CheckpointFailureManager`). Drivers (the model, the threaded runtime) call
 //! it and carry out what it answers; the data of each part stays with the driver.
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use thiserror::Error;
 
@@ -14,9 +15,10 @@ use super::topology::ProcessId;
 use super::variant::Variant;
 
 /// One pending checkpoint: its id and which processes have acknowledged it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct Pending {
     id: SnapshotId,
+    #[serde(with = "super::collections::small")]
     acked: SmallVec<[u64; 1]>,
 }
 
@@ -94,13 +96,16 @@ pub enum CoordinatorError {
     },
 }
 
-/// The checkpoint coordinator.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The checkpoint coordinator. It serializes (serde) for sending to another process of the same
+/// build (the format is the fields', not a stable one).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Coordinator {
     processes: usize,
     max_concurrent: usize,
     next: u32,
+    #[serde(with = "super::collections::small")]
     pending: SmallVec<[Pending; 1]>,
+    #[serde(with = "super::collections::small")]
     completed: SmallVec<[SnapshotId; 1]>,
     latest: Option<SnapshotId>,
     scheduled: bool,

@@ -11,6 +11,7 @@
 
 use std::hash::Hash;
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use thiserror::Error;
 
@@ -141,11 +142,20 @@ pub enum CoreError {
 }
 
 /// One process: its application and its part of every snapshot it has seen.
-#[derive(Debug, PartialEq, Eq, Hash)]
+///
+/// It serializes (serde) when its application, and the application's messages, do: for sending
+/// a process state to another process of the same build (the model's distributed search). The
+/// format is the fields', not a stable one.
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "A: Serialize, A::Msg: Serialize",
+    deserialize = "A: Deserialize<'de>, A::Msg: Deserialize<'de>"
+))]
 pub struct Process<A: Application> {
     id: ProcessId,
     variant: Variant,
     app: A,
+    #[serde(with = "super::collections::small")]
     slots: SmallVec<[Slot<A>; 1]>,
     taken: IdSet,
     /// `send-before-marker` only: snapshots whose markers wait for the next step.

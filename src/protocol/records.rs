@@ -3,6 +3,7 @@
 
 use std::hash::Hash;
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::application::Application;
@@ -16,7 +17,11 @@ use super::variant::Variant;
 /// cheaply and a busy runtime appends in constant time. Equality and hashing look at each
 /// channel's record on its own: how arrivals on different channels interleaved is not part of
 /// the snapshot.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "A: Serialize, A::Msg: Serialize",
+    deserialize = "A: Deserialize<'de>, A::Msg: Deserialize<'de>"
+))]
 pub struct Slot<A: Application> {
     /// The snapshot.
     pub id: SnapshotId,
@@ -24,6 +29,7 @@ pub struct Slot<A: Application> {
     pub state: Option<A>,
     pub(super) incoming: u32,
     pub(super) closed: Bits,
+    #[serde(with = "super::collections::small")]
     pub(super) recorded: SmallVec<[(u32, A::Msg); 2]>,
     /// Unaligned barriers only: the output buffers when the barriers went out (outgoing channel
     /// number, message), in channel order.

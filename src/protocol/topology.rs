@@ -44,7 +44,7 @@ pub struct Channel {
 }
 
 /// Who may start a snapshot spontaneously.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Initiators {
     /// Any process.
     Any,

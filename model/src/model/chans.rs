@@ -4,14 +4,16 @@
 use std::hash::Hash;
 
 use chandy_lamport::Message;
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
+use super::serial::small;
 use super::stamp::Stamp;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
 /// sent after its sender recorded snapshot `s`; in literal mode, the message's id; in basic
 /// mode, always 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Packet<M> {
     /// The message or marker.
     pub msg: Message<Stamp<M>>,
@@ -28,10 +30,34 @@ impl<M> Packet<M> {
 
 /// The contents of every channel, stored flat (one run of packets per channel, in channel
 /// order) so that cloning a state copies one small buffer instead of a vector per channel.
-#[derive(Debug, PartialEq, Eq)]
+/// Serialized as its two buffers; read back only if the lengths add up to the packets.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Flat<M>", bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>"))]
 pub struct Chans<M> {
+    #[serde(with = "small")]
     lens: SmallVec<[u8; 12]>,
+    #[serde(with = "small")]
     packets: SmallVec<[Packet<M>; 12]>,
+}
+
+/// [`Chans`] as read, before its lengths are checked.
+#[derive(Deserialize)]
+#[serde(bound = "M: Deserialize<'de>")]
+struct Flat<M> {
+    #[serde(with = "small")]
+    lens: SmallVec<[u8; 12]>,
+    #[serde(with = "small")]
+    packets: SmallVec<[Packet<M>; 12]>,
+}
+
+impl<M> TryFrom<Flat<M>> for Chans<M> {
+    type Error = &'static str;
+    fn try_from(Flat { lens, packets }: Flat<M>) -> Result<Self, &'static str> {
+        match lens.iter().map(|&l| usize::from(l)).sum::<usize>() == packets.len() {
+            true => Ok(Chans { lens, packets }),
+            false => Err("the channels' lengths do not add up to the packets in transit"),
+        }
+    }
 }
 
 impl<M: Copy> Clone for Chans<M> {

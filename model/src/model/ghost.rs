@@ -9,17 +9,43 @@
 //! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
 //! remembering), and the replay lists are dropped once `s` completes.
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::chans::Chans;
+use super::serial::small;
 use super::stamp::Stamp;
 
 /// A short list per channel, stored flat (one run per channel, in channel order), so that equal
-/// contents are equal values whatever order the channels were filled in.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// contents are equal values whatever order the channels were filled in. Serialized as its two
+/// buffers; read back only if the lengths add up to the items.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "FlatLists<M>", bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>"))]
 pub struct Lists<M> {
+    #[serde(with = "small")]
     lens: SmallVec<[u8; 6]>,
+    #[serde(with = "small")]
     items: SmallVec<[Stamp<M>; 2]>,
+}
+
+/// [`Lists`] as read, before its lengths are checked.
+#[derive(Deserialize)]
+#[serde(bound = "M: Deserialize<'de>")]
+struct FlatLists<M> {
+    #[serde(with = "small")]
+    lens: SmallVec<[u8; 6]>,
+    #[serde(with = "small")]
+    items: SmallVec<[Stamp<M>; 2]>,
+}
+
+impl<M> TryFrom<FlatLists<M>> for Lists<M> {
+    type Error = &'static str;
+    fn try_from(FlatLists { lens, items }: FlatLists<M>) -> Result<Self, &'static str> {
+        match lens.iter().map(|&l| usize::from(l)).sum::<usize>() == items.len() {
+            true => Ok(Lists { lens, items }),
+            false => Err("the ghost lists' lengths do not add up to their items"),
+        }
+    }
 }
 
 impl<M> Default for Lists<M> {
@@ -87,7 +113,7 @@ impl<M: Copy + Eq> Lists<M> {
 }
 
 /// Per-snapshot ghost data.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SnapGhost<M> {
     /// The snapshot has been initiated somewhere.
     pub active: bool,
@@ -138,12 +164,13 @@ impl<M> Default for SnapGhost<M> {
 }
 
 /// Ghost data of every snapshot id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Ghost<M> {
     /// Indexed by snapshot id.
     pub snaps: Vec<SnapGhost<M>>,
     /// Unaligned barriers: the tags of the carts waiting in output buffers, `(channel, tag)`
     /// oldest first per channel (a cart's tag is fixed when it is sent into the buffer).
+    #[serde(with = "small")]
     pub buffered: SmallVec<[(u8, u32); 2]>,
 }
 

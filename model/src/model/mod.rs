@@ -9,9 +9,11 @@ pub mod literal;
 pub mod memo;
 pub mod names;
 pub mod properties;
+pub mod serial;
 pub mod stamp;
 pub mod state;
 pub mod system;
+pub mod wire;
 
 pub use config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
 pub use state::State;

@@ -7,15 +7,16 @@ use std::fmt;
 
 use chandy_lamport::protocol::{Application, Refusal};
 use chandy_lamport::ProcessId;
+use serde::{Deserialize, Serialize};
 
 /// An application whose messages are stamped; it behaves exactly as the application inside.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Stamped<A>(pub A);
 
 /// A message with its stamp: the `seq`-th message its sender sent (from 1), or 0 for an
 /// anonymous message (basic mode). The channel names the sender, so channel and `seq` identify
 /// a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Stamp<M> {
     /// The sender's sequence number, or 0.
     pub seq: u8,

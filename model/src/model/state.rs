@@ -8,10 +8,13 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use chandy_lamport::{Message, Process, SnapshotId};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use smallvec::SmallVec;
 
 use super::chans::{Chans, Packet};
 use super::ghost::Ghost;
+use super::serial::small::{self, Small};
+use super::serial::{shared, Prefix};
 use super::stamp::{Stamp, Stamped};
 
 /// A house as the model runs it: the application, with stamped messages.
@@ -101,6 +104,19 @@ impl<A: Spec> Hash for Shared<A> {
     }
 }
 
+/// A house serializes as its core state; it is read back unshared, its hash recomputed.
+impl<A: Spec> Serialize for Shared<A> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.process.serialize(s)
+    }
+}
+
+impl<'de, A: Spec> Deserialize<'de> for Shared<A> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Core::<A>::deserialize(d).map(Shared::new)
+    }
+}
+
 impl<A: Spec> std::fmt::Debug for Shared<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.process.fmt(f)
@@ -108,7 +124,8 @@ impl<A: Spec> std::fmt::Debug for Shared<A> {
 }
 
 /// The recorded history, in literal mode.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct History<A: Spec> {
     /// Every event so far.
     pub trace: Trace<House<A>>,
@@ -178,16 +195,19 @@ pub struct StateData<A: Spec> {
 
 /// The barrier algorithms' side of a state: the coordinator, the triggers on their way to the
 /// sources, the newest completed checkpoint (what a recovery restores), and the run's bounds.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct Checkpoints<A: Spec> {
     /// The coordinator (the library's).
     pub coord: chandy_lamport::Coordinator,
     /// Per house: bit `n` is set while checkpoint `n`'s trigger waits to be handled there.
     pub triggers: [u8; MAX_HOUSES],
     /// The newest completed checkpoint.
+    #[serde(with = "shared")]
     pub latest: Option<Arc<Stored<A>>>,
     /// `(checkpoint, house, budget)`: each house's budget when it recorded a checkpoint not yet
     /// over (the trade's input position, restored with the house).
+    #[serde(with = "small")]
     pub budgets: SmallVec<[(u8, u8, u8); 4]>,
     /// A checkpoint completed with an id below an earlier completed one's.
     pub ids_decreased: bool,
@@ -200,13 +220,15 @@ pub struct Checkpoints<A: Spec> {
 }
 
 /// A completed checkpoint as the coordinator stores it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct Stored<A: Spec> {
     /// Its id.
     pub id: SnapshotId,
     /// The houses' states and the channels' records.
     pub rec: Recorded<A>,
     /// Each house's budget when it recorded.
+    #[serde(with = "small")]
     pub budgets: SmallVec<[u8; 4]>,
 }
 
@@ -285,6 +307,42 @@ impl<A: Spec> StateData<A> {
     }
 }
 
+/// A state serializes as its fields in order, the budget and count arrays only as long as there
+/// are houses (beyond them they are always 0), the houses as their core states (see [`Shared`]):
+/// what the state's digest is made of is sent or recomputed, so the state read back is equal,
+/// with the same digest.
+impl<A: Spec> Serialize for StateData<A> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.procs.len();
+        let (budget, sent) = (&self.budget[..n], &self.sent[..n]);
+        (&self.procs[..], &self.chans, budget, sent, &self.refused, &self.ghost, &self.history, self.sym, &self.ckpt)
+            .serialize(s)
+    }
+}
+
+impl<'de, A: Spec> Deserialize<'de> for StateData<A> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[allow(clippy::type_complexity)]
+        let (Small(procs), chans, budget, sent, refused, ghost, history, sym, ckpt): (
+            Small<[Shared<A>; 4]>,
+            Chans<A::Msg>,
+            Prefix<MAX_HOUSES>,
+            Prefix<MAX_HOUSES>,
+            Option<Box<str>>,
+            Option<Box<Ghost<A::Msg>>>,
+            Option<Box<History<A>>>,
+            u16,
+            Option<Box<Checkpoints<A>>>,
+        ) = Deserialize::deserialize(d)?;
+        if budget.len != procs.len() || sent.len != procs.len() {
+            return Err(D::Error::custom("the budgets or counts sent are not one per house"));
+        }
+        let (budget, sent) = (budget.bytes, sent.bytes);
+        Ok(StateData { procs, chans, budget, sent, refused, ghost, history, sym, ckpt })
+    }
+}
+
 impl<A: Spec> Clone for StateData<A> {
     fn clone(&self) -> Self {
         let mut procs = SmallVec::new();
@@ -360,7 +418,8 @@ impl<A: Spec> StateData<A> {
 }
 
 /// What a completed snapshot recorded, read from the core's slots.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct Recorded<A: Spec> {
     /// Recorded state of every house.
     pub houses: Vec<A>,

@@ -1,0 +1,111 @@
+//! Serde helpers for the state's compact parts (see `wire`, which sends states between
+//! processes): `SmallVec`s (the workspace's `smallvec` is built without its `serde` feature),
+//! shared values (serde's `Arc` support is behind its `rc` feature), and the per-house arrays
+//! sent only as long as there are houses.
+
+use serde::de::{Deserializer, Error, SeqAccess, Visitor};
+use serde::Deserialize;
+
+/// A `SmallVec`, as a sequence: `#[serde(with = "small")]`.
+pub mod small {
+    use std::marker::PhantomData;
+
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::{Deserialize, Serialize, Serializer};
+    use smallvec::{Array, SmallVec};
+
+    /// Writes `v` as a sequence.
+    pub fn serialize<A: Array, S: Serializer>(v: &SmallVec<A>, s: S) -> Result<S::Ok, S::Error>
+    where
+        A::Item: Serialize,
+    {
+        v.as_slice().serialize(s)
+    }
+
+    /// Reads a sequence into a `SmallVec` (on the heap only if it does not fit inline).
+    pub fn deserialize<'de, A: Array, D: Deserializer<'de>>(d: D) -> Result<SmallVec<A>, D::Error>
+    where
+        A::Item: Deserialize<'de>,
+    {
+        Small::deserialize(d).map(|Small(v)| v)
+    }
+
+    /// A `SmallVec` read from a sequence (for hand-written impls; fields use the module).
+    pub struct Small<A: Array>(pub SmallVec<A>);
+
+    impl<'de, A: Array> Deserialize<'de> for Small<A>
+    where
+        A::Item: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Seq<A>(PhantomData<A>);
+            impl<'de, A: Array> Visitor<'de> for Seq<A>
+            where
+                A::Item: Deserialize<'de>,
+            {
+                type Value = SmallVec<A>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a sequence")
+                }
+                fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<SmallVec<A>, S::Error> {
+                    let mut out = SmallVec::new();
+                    while let Some(x) = seq.next_element()? {
+                        out.push(x);
+                    }
+                    Ok(out)
+                }
+            }
+            d.deserialize_seq(Seq(PhantomData)).map(Small)
+        }
+    }
+}
+
+/// An optional shared value, as the value (decoded into a new `Arc`): `#[serde(with = "shared")]`.
+pub mod shared {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes the value, if any.
+    pub fn serialize<T: Serialize, S: Serializer>(v: &Option<Arc<T>>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_deref().serialize(s)
+    }
+
+    /// Reads an optional value into a new `Arc`.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Option<Arc<T>>, D::Error> {
+        Ok(Option::<T>::deserialize(d)?.map(Arc::new))
+    }
+}
+
+/// The first houses' entries of a per-house array of `N` bytes, read from a sequence of at most
+/// `N` (the rest 0); [`Prefix::len`] says how many were sent.
+pub struct Prefix<const N: usize> {
+    /// The array.
+    pub bytes: [u8; N],
+    /// How many entries were sent.
+    pub len: usize,
+}
+
+impl<'de, const N: usize> Deserialize<'de> for Prefix<N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Seq<const N: usize>;
+        impl<'de, const N: usize> Visitor<'de> for Seq<N> {
+            type Value = Prefix<N>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "at most {N} bytes")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Prefix<N>, S::Error> {
+                let mut out = Prefix { bytes: [0; N], len: 0 };
+                while let Some(b) = seq.next_element()? {
+                    if out.len == N {
+                        return Err(S::Error::invalid_length(N + 1, &self));
+                    }
+                    out.bytes[out.len] = b;
+                    out.len += 1;
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Seq::<N>)
+    }
+}
