@@ -4,9 +4,10 @@
 
 mod common;
 
+use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::{Algorithm, Variant};
-use common::{config, run_app, run_with, verdict};
+use common::{config, run_app, run_distributed, run_with, verdict};
 use model::model::properties::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
     RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
@@ -218,6 +219,11 @@ fn checked(variant: Variant, extra: Extra) -> model::CheckResult {
 
 #[test]
 fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexamples() {
+    // And the distributed search on three ranks (threads of this process), each owning a third
+    // of the states, finds the same: the unique and generated states, depth, verdicts, tallies
+    // and exit code of stateright's breadth-first search, and (level by level, so shortest) the
+    // pinned counterexample lengths.
+    let opts = model::CheckOptions { strategy: Strategy::Bfs, ..model::CheckOptions::default() };
     for (variant, extra, fails) in CAUGHT {
         let result = checked(variant, extra);
         assert!(!result.ok, "{variant} passed");
@@ -225,6 +231,21 @@ fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexampl
         for p in result.properties.iter().filter(|p| p.verdict == Verdict::Counterexample) {
             assert!(p.link.as_ref().unwrap().starts_with("http://127.0.0.1:3000/#/steps/0/"), "{variant}");
         }
+        let c = configured(variant, extra);
+        let spread = match extra {
+            Extra::StreamJoin(_) => run_distributed::<Stream>(&c, 3, &opts),
+            _ => run_distributed::<Bank>(&c, 3, &opts),
+        };
+        assert_eq!(common::failing(&spread), fails.to_vec(), "{variant}: distributed");
+        assert_eq!(common::verdicts(&spread), common::verdicts(&result), "{variant}: distributed");
+        assert_eq!(
+            (spread.unique_states, spread.states, spread.max_depth, spread.tallies, spread.exit_code),
+            (result.unique_states, result.states, result.max_depth, result.tallies, result.exit_code),
+            "{variant}: distributed"
+        );
+        let d = spread.distributed.expect("a distributed result");
+        assert_eq!(d.ranks, 3);
+        assert!(d.fingerprints_sent > 0 && d.largest_share < spread.unique_states as u64, "{variant}: {d:?}");
     }
 }
 

@@ -289,6 +289,12 @@ pub(crate) struct CheckerArgs {
     /// `--json` results, given to `model merge`, make one verdict.
     #[arg(long, value_name = "I/N")]
     pub(crate) shard: Option<ShardSpec>,
+    /// One search across every process of an MPI job (start it with `mpirun -np N` or
+    /// `srun`): each owns the states whose fingerprints map to it, breadth first, level by
+    /// level; rank 0 reports. One search thread per process: start more processes to use more
+    /// cores. Needs a build with `--features mpi`.
+    #[arg(long)]
+    pub(crate) distributed: bool,
 }
 
 /// The most houses `--symmetry` takes: it enumerates every permutation of the houses.

@@ -25,6 +25,7 @@ use super::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
 use super::run::check;
 use super::shards::merge;
 use super::verify;
+use crate::model::system::ChandyLamport;
 use crate::reduce::symmetry::POR_WITH_SYMMETRY;
 
 /// The `model` command: parses the command line, runs the command, and returns its exit code
@@ -168,6 +169,17 @@ fn explore<A: Spec>(model: &ModelArgs, addr: SocketAddr) -> anyhow::Result<ExitC
 
 /// `model check` for application `A`.
 fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    if checker.distributed {
+        return distributed_cmd::<A>(model, checker, json);
+    }
+    let (m, opts) = check_setup::<A>(model, checker)?;
+    let mut err = std::io::stderr();
+    let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
+    report(&result, json)
+}
+
+/// The model and the checker's options of `model check`, the flags checked.
+fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Result<(ChandyLamport<A>, CheckOptions)> {
     if checker.symmetry && model.por {
         anyhow::bail!("{}", POR_WITH_SYMMETRY);
     }
@@ -177,7 +189,22 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
              --strategy {strategy}"
         );
     }
-    if checker.symmetry && checker.strategy == Strategy::Bfs {
+    if checker.distributed {
+        if let Some(shard) = checker.shard {
+            anyhow::bail!(
+                "--distributed searches the whole state space once across its ranks: not with --shard {shard}"
+            );
+        }
+        if checker.strategy == Strategy::Simulation {
+            anyhow::bail!("--distributed is an exhaustive breadth-first search: not with --strategy simulation");
+        }
+        if let Some(n) = checker.threads.filter(|&n| n > 1) {
+            anyhow::bail!(
+                "--threads {n} with --distributed: each rank searches with one thread; start more ranks (mpirun -np) \
+                 to use more cores"
+            );
+        }
+    } else if checker.symmetry && checker.strategy == Strategy::Bfs {
         anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
     }
     if checker.strategy != Strategy::Simulation {
@@ -196,8 +223,8 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
         );
     }
     let opts = CheckOptions {
-        strategy: checker.strategy,
-        threads: threads(checker.threads),
+        strategy: if checker.distributed { Strategy::Bfs } else { checker.strategy },
+        threads: if checker.distributed { 1 } else { threads(checker.threads) },
         symmetry: checker.symmetry,
         depth: checker.depth,
         stop_on_failure: checker.stop_on_failure,
@@ -209,9 +236,60 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
         shard: checker.shard,
         ..CheckOptions::default()
     };
-    let mut err = std::io::stderr();
-    let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
-    report(&result, json)
+    Ok((m, opts))
+}
+
+/// `model check --distributed` on one rank of an MPI job: every rank checks its flags and
+/// searches; rank 0 prints the result or the error and exits with the run's code, the others
+/// with 0 (the launcher exits with the first non-zero code, and ends the other ranks when one
+/// exits with it: none may leave before rank 0 has said why, or while rank 0 still works), all
+/// after a last collective step and MPI's finalisation.
+#[cfg(feature = "mpi")]
+fn distributed_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    use crate::engine::ranks::Ranks;
+    let universe = mpi::initialize().context("--distributed: MPI cannot be initialised")?;
+    let ranks = crate::engine::mpi::Mpi::world(&universe);
+    let first = ranks.rank() == 0;
+    // Every rank has the same flags and searches the same model, so every rank fails alike.
+    let result = check_setup::<A>(model, checker).and_then(|(m, opts)| {
+        let mut err = std::io::stderr();
+        let progress: Option<&mut (dyn std::io::Write + Send)> = if first { Some(&mut err) } else { None };
+        super::run::check_distributed(m, &opts, &ranks, progress).map_err(anyhow::Error::msg)
+    });
+    // Only rank 0's result has the discoveries: its verdicts are the run's.
+    let code = match result {
+        _ if !first => 0,
+        Ok(result) => match report(&result, json) {
+            Ok(_) => result.exit_code,
+            Err(e) => failed(&e),
+        },
+        Err(e) => failed(&e),
+    };
+    let mut done = [0];
+    ranks.max(&mut done);
+    drop(ranks);
+    drop(universe);
+    Ok(ExitCode::from(code))
+}
+
+/// Says why a command failed (as `main` does) and gives its exit code.
+#[cfg(feature = "mpi")]
+fn failed(e: &anyhow::Error) -> u8 {
+    note(format!("error: {e:#}"));
+    if is_output_failure(e) {
+        EXIT_OUTPUT
+    } else {
+        EXIT_BAD_INPUT
+    }
+}
+
+/// Without MPI: `--distributed` refused, saying how to build with it.
+#[cfg(not(feature = "mpi"))]
+fn distributed_cmd<A: Spec>(_: &ModelArgs, _: &CheckerArgs, _: bool) -> anyhow::Result<ExitCode> {
+    anyhow::bail!(
+        "--distributed needs MPI, and this build of model has none: build it with `cargo build --release -p model \
+         --features mpi` (Open MPI and libclang: on Debian, apt-get install libopenmpi-dev openmpi-bin libclang-dev)"
+    )
 }
 
 /// The worker threads for `--threads`: all cores by default, and never more (more threads

@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::options::{CheckOptions, Strategy};
+use crate::engine::distributed::Traffic;
 use crate::engine::shard::Part;
 pub use crate::model::system::Tallies;
 
@@ -121,6 +122,9 @@ pub struct CheckResult {
     /// A merge of shards' results (`model merge`): the shards and their counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergeInfo>,
+    /// A distributed check (`--distributed`): the ranks and what crossed between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<Traffic>,
 }
 
 /// What a shard reports about its part (the `shard` object of its JSON).
@@ -341,6 +345,22 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
             result.max_depth,
             result.seconds
         )?,
+    }
+    if let Some(d) = &result.distributed {
+        let per_state = |x: u64| x as f64 / result.unique_states.max(1) as f64;
+        writeln!(
+            out,
+            "{} ranks: the largest owns {} states ({:.2}× the mean); sent between ranks per unique state: {:.2} \
+             fingerprints, {:.2} states, {:.0} bytes; peak memory {} MB on the largest rank, {} MB in all",
+            d.ranks,
+            group(d.largest_share as usize),
+            per_state(d.largest_share) * d.ranks as f64,
+            per_state(d.fingerprints_sent),
+            per_state(d.states_sent),
+            per_state(d.bytes_sent),
+            d.largest_peak_bytes >> 20,
+            d.total_peak_bytes >> 20
+        )?;
     }
     if let Some(t) = &result.tallies {
         writeln!(

@@ -2,6 +2,7 @@
 //! progress lines while it runs, a stop on a timeout or an interrupt (with the same report as a
 //! finished run), and the result collected from the checker.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
@@ -9,16 +10,18 @@ use std::time::{Duration, Instant};
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Algorithm;
-use stateright::{Checker, Expectation, HasDiscoveries, Model, UniformChooser};
+use stateright::{Checker, Expectation, HasDiscoveries, Model, Path, UniformChooser};
 
 use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, group, CheckResult, PropertyResult, ShardInfo, Stop, Verdict, EXIT_OK};
 use super::shards::{config_key, seal, VERSION};
-use crate::engine::dfs::{Engine, Limits};
+use crate::engine::dfs::{paths, Engine, Found, Limits};
+use crate::engine::distributed::{self, Hooks, Progress};
+use crate::engine::ranks::Ranks;
 use crate::engine::shard::Sharded;
 use crate::model::config::Resolved;
 use crate::model::state::State;
-use crate::model::system::ChandyLamport;
+use crate::model::system::{Act, ChandyLamport};
 use crate::reduce::symmetry::representative;
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per
@@ -40,27 +43,7 @@ pub fn check<A: Spec>(
             }
         ));
     }
-    if opts.symmetry {
-        let size = model.enable_symmetry()?;
-        if let Some(w) = progress.as_deref_mut() {
-            if size == 1 {
-                let _ = writeln!(w, "warning: --symmetry: this configuration has no symmetry to exploit");
-            } else if size > 5040 {
-                let _ = writeln!(
-                    w,
-                    "warning: --symmetry: {} permutations map this configuration onto itself; each state's \
-                     representative tries them all, which may cost more than it saves",
-                    group(size)
-                );
-            }
-        }
-    }
-    let estimate = (opts.strategy != Strategy::Simulation).then(|| estimate_states(&model.cfg));
-    if let (Some(w), Some(est)) = (progress.as_deref_mut(), estimate) {
-        if est >= LARGE {
-            let _ = writeln!(w, "warning: {}", too_large(est, None, model.cfg.por));
-        }
-    }
+    let estimate = prepare(&mut model, opts, &mut progress)?;
     let start = Instant::now();
     if opts.strategy == Strategy::Dfs {
         let limits = Limits {
@@ -113,6 +96,143 @@ pub fn check<A: Spec>(
             drive(checker, opts, progress, start, estimate)
         }
     }
+}
+
+/// Checks `model` with every rank of `ranks` (see [`crate::engine::distributed`]): every rank
+/// calls it with the same model and options; each gets the result, and only rank 0's holds the
+/// discoveries' paths and the tallies (only rank 0 reports). Progress lines and warnings go to
+/// `progress`, given on rank 0.
+pub fn check_distributed<A: Spec>(
+    mut model: ChandyLamport<A>,
+    opts: &CheckOptions,
+    ranks: &dyn Ranks,
+    mut progress: Option<&mut (dyn Write + Send)>,
+) -> Result<CheckResult, String> {
+    if opts.shard.is_some() || opts.strategy == Strategy::Simulation {
+        return Err("--distributed is one exhaustive breadth-first search: not with --shard or --strategy simulation"
+            .to_string());
+    }
+    let estimate = prepare(&mut model, opts, &mut progress)?;
+    let start = Instant::now();
+    let limits = Limits { target_max_depth: opts.depth.map(|d| d + 2), stop_on_failure: opts.stop_on_failure };
+    let symmetry = opts.symmetry.then_some(representative::<A> as fn(&State<A>) -> State<A>);
+    let interrupted = || opts.interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+    let stop = || interrupted() || opts.timeout.is_some_and(|t| start.elapsed() >= t);
+    let mut next_line = start + opts.progress_every;
+    let mut warned = estimate.is_some_and(|e| e >= LARGE);
+    let n = ranks.size();
+    let por = model.cfg.por;
+    let mut report = |p: &Progress| {
+        let now = Instant::now();
+        let Some(w) = progress.as_deref_mut().filter(|_| now >= next_line) else { return };
+        next_line = now + opts.progress_every;
+        let elapsed = start.elapsed().as_secs_f64();
+        let _ = writeln!(
+            w,
+            "checking: {} states, {} unique, {} unique/s, depth {}, {} MB resident on {n} ranks, {elapsed:.0} s",
+            group(p.states as usize),
+            group(p.unique as usize),
+            group((p.unique as f64 / elapsed.max(1e-3)) as usize),
+            p.depth.saturating_sub(1),
+            p.resident >> 20,
+        );
+        if let Some(est) = estimate.filter(|_| !warned) {
+            let rate = p.unique as f64 / elapsed.max(1e-3);
+            if est / rate.max(1.0) > 600.0 {
+                warned = true;
+                let _ = writeln!(w, "warning: {}", too_large(est, Some(rate), por));
+            }
+        }
+        let _ = w.flush();
+    };
+    let hooks = Hooks { stop: &stop, memory, progress: &mut report };
+    let outcome = distributed::search(&model, ranks, limits, symmetry, hooks)?;
+    let stopped = outcome.stopped.then(|| if interrupted() { Stop::Interrupted } else { Stop::Timeout });
+    let finished = Finished {
+        model,
+        states: outcome.states,
+        unique: outcome.unique,
+        max_depth: outcome.max_depth,
+        found: outcome.found,
+    };
+    let mut result = collect(&finished, opts, start, stopped);
+    result.distributed = Some(outcome.traffic);
+    Ok(result)
+}
+
+/// This process's resident memory and its peak, in bytes (0 where unknown).
+fn memory() -> (u64, u64) {
+    (resident_bytes().unwrap_or(0), status_kb("VmHWM:").map_or(0, |kb| kb * 1024))
+}
+
+/// A finished search's counts and discoveries, as a [`Checker`] for [`collect`].
+struct Finished<A: Spec> {
+    model: ChandyLamport<A>,
+    states: usize,
+    unique: usize,
+    max_depth: usize,
+    found: Found<Act<A>>,
+}
+
+impl<A: Spec> Checker<ChandyLamport<A>> for Finished<A> {
+    fn model(&self) -> &ChandyLamport<A> {
+        &self.model
+    }
+
+    fn state_count(&self) -> usize {
+        self.states
+    }
+
+    fn unique_state_count(&self) -> usize {
+        self.unique
+    }
+
+    fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    fn discoveries(&self) -> HashMap<&'static str, Path<State<A>, Act<A>>> {
+        paths(&self.model, self.found.clone())
+    }
+
+    fn handles(&mut self) -> Vec<JoinHandle<()>> {
+        Vec::new()
+    }
+
+    fn is_done(&self) -> bool {
+        true
+    }
+}
+
+/// Turns symmetry on if asked and warns (to `progress`) about a symmetry that does not pay or a
+/// configuration likely too large; the estimated states of an exhaustive search.
+fn prepare<A: Spec>(
+    model: &mut ChandyLamport<A>,
+    opts: &CheckOptions,
+    progress: &mut Option<&mut (dyn Write + Send)>,
+) -> Result<Option<f64>, String> {
+    if opts.symmetry {
+        let size = model.enable_symmetry()?;
+        if let Some(w) = progress.as_deref_mut() {
+            if size == 1 {
+                let _ = writeln!(w, "warning: --symmetry: this configuration has no symmetry to exploit");
+            } else if size > 5040 {
+                let _ = writeln!(
+                    w,
+                    "warning: --symmetry: {} permutations map this configuration onto itself; each state's \
+                     representative tries them all, which may cost more than it saves",
+                    group(size)
+                );
+            }
+        }
+    }
+    let estimate = (opts.strategy != Strategy::Simulation).then(|| estimate_states(&model.cfg));
+    if let (Some(w), Some(est)) = (progress.as_deref_mut(), estimate) {
+        if est >= LARGE {
+            let _ = writeln!(w, "warning: {}", too_large(est, None, model.cfg.por));
+        }
+    }
+    Ok(estimate)
 }
 
 /// Estimated states above which a configuration gets a warning before the run.
@@ -182,10 +302,14 @@ fn duration_words(seconds: f64) -> String {
 
 /// Resident memory of this process in bytes (Linux), if known.
 pub fn resident_bytes() -> Option<u64> {
+    status_kb("VmRSS:").map(|kb| kb * 1024)
+}
+
+/// A line of this process's `/proc/self/status` (Linux), in kB.
+fn status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Polls the checker until it finishes, the timeout elapses or the interrupt flag is raised;
@@ -348,6 +472,7 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
         tallies,
         shard: None,
         merged: None,
+        distributed: None,
     };
     conclude(&mut result, opts);
     result

@@ -425,6 +425,7 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
         tallies: None,
         shard: None,
         merged: Some(MergeInfo { count, split_depth, prefix_states, frontier, config, version, shards }),
+        distributed: None,
     };
     let opts = CheckOptions { strategy: Strategy::Dfs, depth, ..CheckOptions::default() };
     conclude(&mut result, &opts);

@@ -3,7 +3,11 @@
 //! [`Checker`](stateright::Checker) trait (nothing of this crate's model).
 
 pub mod dfs;
+pub mod distributed;
 pub mod in_place;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod ranks;
 pub mod seen;
 pub mod shard;
 pub mod wire;

@@ -13,4 +13,13 @@ pub trait Wire: Model {
 
     /// The state `bytes` encode (as [`Wire::encode`] wrote them), or why they do not.
     fn decode(&self, bytes: &[u8]) -> Result<Self::State, String>;
+
+    /// Counters the model keeps of the steps it took (none by default): a distributed search
+    /// sums them over the ranks.
+    fn counters(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    /// Sets the counters (to the ranks' sum, after a distributed search).
+    fn set_counters(&self, _counters: &[u64]) {}
 }

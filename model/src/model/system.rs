@@ -242,9 +242,20 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// What the steps taken so far did (barrier algorithms; zeros with Chandy–Lamport).
     pub fn tallies(&self) -> Tallies {
-        let [stores, crashes, restores, restores_with_channel_state, quiet_after_crash] =
-            self.tallies.each_ref().map(|t| t.load(Ordering::Relaxed));
+        let [stores, crashes, restores, restores_with_channel_state, quiet_after_crash] = self.tally_counts();
         Tallies { stores, crashes, restores, restores_with_channel_state, quiet_after_crash }
+    }
+
+    /// The counters behind [`ChandyLamport::tallies`], in its field order.
+    pub(crate) fn tally_counts(&self) -> [u64; 5] {
+        self.tallies.each_ref().map(|t| t.load(Ordering::Relaxed))
+    }
+
+    /// Sets the counters (to a distributed search's sum over its ranks); missing ones to 0.
+    pub(crate) fn set_tally_counts(&self, counts: &[u64]) {
+        for (i, t) in self.tallies.iter().enumerate() {
+            t.store(counts.get(i).copied().unwrap_or(0), Ordering::Relaxed);
+        }
     }
 
     fn tally(&self, which: Tally) {

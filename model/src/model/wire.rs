@@ -31,6 +31,15 @@ impl<A: Spec> Wire for ChandyLamport<A> {
         self.fits(&data)?;
         Ok(State(Box::new(data)))
     }
+
+    /// The [`Tallies`](super::system::Tallies) of the steps taken, in their field order.
+    fn counters(&self) -> Vec<u64> {
+        self.tally_counts().to_vec()
+    }
+
+    fn set_counters(&self, counters: &[u64]) {
+        self.set_tally_counts(counters);
+    }
 }
 
 impl<A: Spec> ChandyLamport<A> {

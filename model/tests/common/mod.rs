@@ -119,3 +119,38 @@ pub fn replay_logs(dir: &std::path::Path, events: &str, extra: &[&str]) -> std::
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     logs
 }
+
+/// Checks application `A` with the distributed search on `ranks` ranks (threads of this
+/// process), with `opts` (one thread per rank); rank 0's result.
+pub fn run_distributed<A: Spec>(config: &Config, ranks: usize, opts: &CheckOptions) -> CheckResult {
+    let resolved = config.resolve().expect("valid configuration");
+    let handles: Vec<_> = model::engine::ranks::Threads::group(ranks)
+        .into_iter()
+        .map(|r| {
+            let (resolved, opts) = (resolved.clone(), opts.clone());
+            std::thread::spawn(move || {
+                let model = ChandyLamport::<A>::new(resolved);
+                model::cli::run::check_distributed(model, &CheckOptions { threads: 1, ..opts }, &r, None)
+                    .expect("options fit the model")
+            })
+        })
+        .collect();
+    let mut results: Vec<CheckResult> = handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect();
+    results.swap_remove(0)
+}
+
+/// Runs `model args` as `np` MPI ranks under `mpirun` (several ranks per core allowed, as root
+/// too: CI runs as root).
+pub fn mpirun(np: usize, args: &[&str]) -> std::process::Output {
+    mpirun_command(np, args).output().expect("run mpirun (Open MPI: apt-get install openmpi-bin)")
+}
+
+/// The `mpirun` command of [`mpirun`], not started.
+pub fn mpirun_command(np: usize, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new("mpirun");
+    c.args(["--oversubscribe", "--bind-to", "none", "-np", &np.to_string(), env!("CARGO_BIN_EXE_model")])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c
+}

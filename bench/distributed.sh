@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `model check --distributed` under mpirun (np = 1, 2) beside the single-process depth-first engine
+# (--threads 1, 2) on the reference configuration in basic mode (3 houses, complete graph, 2 jars
+# each, at most K transfers each, house 0 initiates one snapshot), all measured in this one run on
+# this machine; then a *model* of the expected scaling at N = 16 ... 1024 ranks from the measured
+# per-state costs (not a measurement: its network figures are assumptions, printed with it).
+#
+# usage: bench/distributed.sh [K ...]     (default K: 2 3; K=3 takes 5-10 minutes)
+# env: CARGO_TARGET_DIR; NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
+#      NET_LATENCY_US (default 20) and NET_PER_RANK_US (default 1): the modelled cost of one
+#      collective exchange, latency + per-rank term times N.
+# For each run: unique states (each must equal the single run's, or the script stops), wall
+# seconds, peak memory (max of the largest process's peak RSS and the sampled peak Pss of the
+# whole process tree, so every rank counts), the cores other processes used meanwhile; for the
+# distributed runs, what crossed between the ranks per unique state (fingerprints, states, bytes)
+# and the largest rank's share of the states over the mean.
+# Installs Open MPI and libclang from Debian when missing (scripts/packages).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ks=()
+for a in "$@"; do
+    case "$a" in
+      -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+      *) [[ $a =~ ^[0-9]+$ ]] || { echo "K must be a number: $a" >&2; exit 2; }; ks+=("$a") ;;
+    esac
+done
+[ ${#ks[@]} -gt 0 ] || ks=(2 3)
+scripts/packages
+cargo build --release -p model --features mpi --quiet
+model=${CARGO_TARGET_DIR:-target}/release/model
+# shellcheck source=bench/measure.sh
+. bench/measure.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+die() { echo "bench/distributed.sh: $1" >&2; [ -z "${2:-}" ] || cat "$2" >&2; exit 1; }
+
+echo "distributed on $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), model $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+rows=$tmp/rows
+: >"$rows"
+for k in "${ks[@]}"; do
+    args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties basic --initiators 0 --json)
+    for run in "single 1" "single 2" "mpi 1" "mpi 2"; do
+        read -r kind n <<<"$run"
+        if [ "$kind" = single ]; then
+            cmd=("$model" "${args[@]}" --threads "$n")
+        else
+            cmd=(mpirun --oversubscribe --bind-to none -np "$n" "$model" "${args[@]}" --distributed)
+        fi
+        M_ERR=$tmp/err measure "$tmp/out" "${cmd[@]}" || die "measuring ${cmd[*]} failed"
+        [ "$M_RC" = 0 ] || die "${cmd[*]} exited with $M_RC:" "$tmp/err"
+        python3 - "$tmp/out" "$k" "$kind" "$n" "$M_WALL" "$M_MEM" "$M_OTHERS" >>"$rows" <<'EOF' || die "${cmd[*]}: not ok or not exhaustive:" "$tmp/out"
+import json, sys
+out, k, kind, n, wall, mem, others = sys.argv[1:]
+r = json.load(open(out))
+assert r.get("ok") is True and r.get("exhaustive") is True, r.get("summary")
+d = r.get("distributed") or {}
+print(json.dumps({"k": int(k), "kind": kind, "n": int(n), "unique": r["unique_states"], "states": r["states"],
+                  "levels": r["max_depth"] + 1, "wall": float(wall), "mem_kb": int(mem), "others": others, **d}))
+EOF
+    done
+done
+python3 - "$rows" <<'EOF'
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def mb(kb): return f"{kb / 1024:,.0f}"
+print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints, states, bytes sent; largest share/mean")
+for r in rows:
+    name = f"engine, {r['n']} thread{'s' * (r['n'] > 1)}" if r["kind"] == "single" else f"--distributed, np {r['n']}"
+    extra = ""
+    if r["kind"] == "mpi":
+        u = r["unique"]
+        extra = (f"  {r['fingerprints_sent'] / u:.2f}, {r['states_sent'] / u:.2f}, {r['bytes_sent'] / u:.0f}; "
+                 f"{r['largest_share'] * r['ranks'] / u:.3f}")
+    print(f"  {r['k']:>2} {name:<22} {r['unique']:>12,} {r['wall']:>7.2f} {mb(r['mem_kb']):>8} {r['others']:>6}{extra}")
+for k in sorted({r["k"] for r in rows}):
+    by = {(r["kind"], r["n"]): r for r in rows if r["k"] == k}
+    uniques = {r["unique"] for r in by.values()}
+    if len(uniques) != 1:
+        sys.exit(f"K={k}: the runs disagree on the unique states: {sorted(uniques)}")
+    s1, s2, m1, m2 = by["single", 1], by["single", 2], by["mpi", 1], by["mpi", 2]
+    print(f"  K={k}: np 2 / engine 2 threads: time {m2['wall'] / s2['wall']:.2f}, memory {m2['mem_kb'] / s2['mem_kb']:.2f}; "
+          f"np 1 / engine 1 thread: time {m1['wall'] / s1['wall']:.2f}; np 1 / np 2: {m1['wall'] / m2['wall']:.2f}x")
+
+# The scaling model (not a measurement), from the largest K's np 1 and np 2 runs.
+k = max(r["k"] for r in rows)
+by = {(r["kind"], r["n"]): r for r in rows if r["k"] == k}
+m1, m2 = by["mpi", 1], by["mpi", 2]
+U, G, L = m1["unique"], m1["states"], m1["levels"]
+compute = m1["wall"] / U                            # seconds per unique state on one rank, all work included
+fp_bytes = 17                                       # a fingerprint and its parent's (16), and the answer (1)
+state_bytes = (m2["bytes_sent"] - m2["fingerprints_sent"] * fp_bytes) / max(m2["states_sent"], 1)
+gbps = float(os.environ.get("NET_GBPS", "10"))
+lat = float(os.environ.get("NET_LATENCY_US", "20")) * 1e-6
+per_rank = float(os.environ.get("NET_PER_RANK_US", "1")) * 1e-6
+chunk = 4096
+print(f"\n  scaling MODEL (not measured) for K={k}: {U:,} states, {G / U:.2f} successors per state, {L} levels;")
+print(f"  measured: {compute * 1e6:.2f} µs per state on one rank (np 1), {state_bytes:.0f} bytes per state sent;")
+print(f"  assumed: {gbps:g} Gb/s per rank, a collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N, 4 per round;")
+print(f"  T(N) = U·c/N + U·b(N)/(N·bandwidth) + rounds(N)·4·(latency + N·per-rank), b(N) = (N-1)/N·(G/U·17 + state bytes),")
+print(f"  rounds(N) = levels + U/(N·{chunk}); a rank's share of states taken as the mean (measured np 2: "
+      f"{m2['largest_share'] * 2 / U:.3f}x).")
+print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}")
+t1 = U * compute
+for n in [1, 2, 16, 64, 256, 1024]:
+    b = (n - 1) / n * (G / U * fp_bytes + state_bytes)
+    c = U * compute / n
+    net = U * b / n / (gbps * 1e9 / 8)
+    sync = (L + U / (n * chunk)) * 4 * (lat + n * per_rank) if n > 1 else 0.0
+    t = c + net + sync
+    print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}")
+EOF

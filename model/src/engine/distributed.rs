@@ -1,0 +1,554 @@
+//! One exhaustive search across many processes (`model check --distributed`): the states are
+//! partitioned, not the paths. Every state has one owner, the rank its fingerprint maps to
+//! ([`owner`]); a rank expands only the states it owns, and sends each successor's fingerprint to
+//! the successor's owner, which alone decides whether it is new (its seen set holds exactly the
+//! fingerprints it owns). So every state is searched once, by its owner, whatever the number of
+//! ranks: the unique-state count is that of a single search.
+//!
+//! **Level-synchronous breadth-first search.** The ranks expand the states at depth `d` together,
+//! in *rounds* of at most [`CHUNK`] states each (every rank takes part in every round, with an
+//! empty chunk once its own are done: the number of rounds is the largest over the ranks). A round
+//! has three all-to-all exchanges: the successors' fingerprints (with their parents'), each to its
+//! owner, which inserts it and answers new or seen; the answers; then the new successors' states,
+//! encoded ([`Wire`]), which their owners keep for depth `d + 1`. Only new successors travel in
+//! full, and the buffers of a round hold at most [`CHUNK`] states' successors.
+//!
+//! **Termination** needs no detection protocol: each exchange is collective and returns only
+//! once every rank's buffers for it are delivered, so when a level's last round ends nothing is
+//! in flight, and the sum over the ranks of the states kept for the next level (a collective
+//! reduction every rank takes part in) is the number of states at depth `d + 1`. The search ends
+//! when that sum is 0, with every rank agreeing because they all compute the same sum. A stop
+//! (timeout, interrupt) is a value of the per-round reduction, so every rank stops after the
+//! same round.
+//!
+//! **Judging and paths.** Each rank judges the states it expands, as the depth-first engine
+//! does ([`is_discovery`]), and keeps each property's first discovery; since the levels are
+//! searched in order, a property's discovery at the smallest depth over the ranks is at a
+//! shortest path's end. Each rank's seen set maps a fingerprint to its parent's, so the path is
+//! rebuilt backwards, one collective lookup per step, to an initial state, and rank 0 replays it
+//! forward, choosing at each step the action whose successor has the next fingerprint. The
+//! search stops early as the depth-first engine does (every property decided, or a failure with
+//! `stop_on_failure`), but at the end of a level: the counts of a stopped search do not depend
+//! on the number of ranks.
+
+use std::hash::Hash;
+
+use stateright::{Expectation, Model};
+
+use super::dfs::{is_discovery, Found, Limits};
+use super::in_place::{InPlace, Probe};
+use super::ranks::Ranks;
+use super::seen::{fingerprint, fingerprint_of, Fingerprint, Representative};
+use super::wire::Wire;
+
+/// States a rank expands per round.
+pub const CHUNK: usize = 4096;
+
+/// The rank that owns fingerprint `fp` among `ranks` (its high bits; the seen set's slots use
+/// the low ones).
+pub fn owner(fp: Fingerprint, ranks: usize) -> usize {
+    ((u128::from(fp) * ranks as u128) >> 64) as usize
+}
+
+/// The parent recorded for initial state `i`.
+fn init_parent(i: usize) -> u64 {
+    u64::MAX - i as u64
+}
+
+/// The key a fingerprint is stored under (0 marks a free slot), as the depth-first engine's.
+fn key(fp: Fingerprint) -> u64 {
+    fp.max(1)
+}
+
+/// A rank's seen set: its fingerprints, each with its parent's (or [`init_parent`]), in an
+/// open-addressing table probed linearly.
+struct Parents {
+    slots: Vec<[u64; 2]>,
+    len: usize,
+}
+
+impl Parents {
+    fn new() -> Self {
+        Parents { slots: vec![[0; 2]; 1 << 16], len: 0 }
+    }
+
+    /// Adds `key` with `parent`; whether it is new.
+    fn insert(&mut self, key: u64, parent: u64) -> bool {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot[0] == key {
+                return false;
+            }
+            if slot[0] == 0 {
+                *slot = [key, parent];
+                self.len += 1;
+                return true;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The parent recorded for `key`.
+    fn get(&self, key: u64) -> Option<u64> {
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                [0, _] => return None,
+                [k, parent] if k == key => return Some(parent),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let bigger = vec![[0; 2]; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        self.len = 0;
+        for [k, parent] in old {
+            if k != 0 {
+                self.insert(k, parent);
+            }
+        }
+    }
+}
+
+/// The states of one depth that a rank owns: those it made itself, as they are, and those
+/// other ranks sent, encoded one after another until they are expanded.
+struct Level<S> {
+    live: Vec<(S, u64)>,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    keys: Vec<u64>,
+    /// Encoded states already taken.
+    taken: usize,
+}
+
+impl<S> Default for Level<S> {
+    fn default() -> Self {
+        Level { live: Vec::new(), bytes: Vec::new(), ends: Vec::new(), keys: Vec::new(), taken: 0 }
+    }
+}
+
+impl<S> Level<S> {
+    fn push_encoded(&mut self, key: u64, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+        self.ends.push(self.bytes.len());
+        self.keys.push(key);
+    }
+
+    /// States not yet taken.
+    fn len(&self) -> usize {
+        self.live.len() + self.keys.len() - self.taken
+    }
+
+    /// Moves up to `n` states into `into` (decoding with `decode`).
+    fn take(&mut self, n: usize, into: &mut Vec<(S, u64)>, decode: impl Fn(&[u8]) -> S) {
+        let live = n.min(self.live.len());
+        into.extend(self.live.drain(self.live.len() - live..));
+        for _ in live..n {
+            let Some(&k) = self.keys.get(self.taken) else { break };
+            let start = if self.taken == 0 { 0 } else { self.ends[self.taken - 1] };
+            into.push((decode(&self.bytes[start..self.ends[self.taken]]), k));
+            self.taken += 1;
+        }
+    }
+
+    /// Empties it, keeping its allocations (and their pages).
+    fn clear(&mut self) {
+        self.live.clear();
+        self.bytes.clear();
+        self.ends.clear();
+        self.keys.clear();
+        self.taken = 0;
+    }
+}
+
+/// What crossed between the ranks, and how the states were shared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Traffic {
+    /// Ranks.
+    pub ranks: usize,
+    /// Successors' fingerprints sent to another rank (their owner).
+    pub fingerprints_sent: u64,
+    /// New successors' states sent to another rank.
+    pub states_sent: u64,
+    /// Bytes sent to other ranks (fingerprints, answers, states).
+    pub bytes_sent: u64,
+    /// The most unique states one rank owns.
+    pub largest_share: u64,
+    /// The largest peak resident memory of one rank, in bytes (0 if unknown).
+    pub largest_peak_bytes: u64,
+    /// The ranks' peak resident memory together, in bytes (0 if unknown).
+    pub total_peak_bytes: u64,
+}
+
+/// The counts after a round, for a progress line (rank 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// States generated so far (with repeats), all ranks.
+    pub states: u64,
+    /// Unique states so far, all ranks.
+    pub unique: u64,
+    /// The depth being expanded (the initial states at 1).
+    pub depth: usize,
+    /// Resident memory of all ranks together, in bytes (0 if unknown).
+    pub resident: u64,
+}
+
+/// What a rank is told and asked while it searches.
+pub struct Hooks<'a> {
+    /// Whether to stop now (read every round by every rank; any rank's `true` stops all).
+    pub stop: &'a dyn Fn() -> bool,
+    /// This process's resident and peak resident memory in bytes (0 if unknown).
+    pub memory: fn() -> (u64, u64),
+    /// Called on rank 0 after every round.
+    pub progress: &'a mut dyn FnMut(&Progress),
+}
+
+/// A finished distributed search, as rank `rank` sees it.
+pub struct Outcome<A> {
+    /// States generated (with repeats) plus the initial states, all ranks.
+    pub states: usize,
+    /// Unique states, all ranks.
+    pub unique: usize,
+    /// The depth of the deepest states reached (the initial states at 1), as the depth-first
+    /// engine counts it: judged or cut by the depth bound.
+    pub max_depth: usize,
+    /// Rank 0: every property's first discovery (at the smallest depth). Empty elsewhere.
+    pub found: Found<A>,
+    /// Stopped by a rank's [`Hooks::stop`].
+    pub stopped: bool,
+    /// The traffic between the ranks.
+    pub traffic: Traffic,
+}
+
+/// Searches `model` from its initial states with the ranks of `ranks` (see the module
+/// documentation). Every rank calls it with the same model, limits and symmetry.
+pub fn search<M, R>(
+    model: &M,
+    ranks: &R,
+    limits: Limits,
+    symmetry: Representative<M::State>,
+    hooks: Hooks<'_>,
+) -> Result<Outcome<M::Action>, String>
+where
+    M: Wire + InPlace,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    R: Ranks + ?Sized,
+{
+    let (me, n) = (ranks.rank(), ranks.size());
+    let properties = model.properties();
+    if properties.iter().any(|p| p.expectation == Expectation::Eventually) {
+        return Err("the distributed search does not judge eventually-properties".into());
+    }
+    let inits = model.init_states();
+    let mut table = Parents::new();
+    let mut level: Level<M::State> = Level::default();
+    let mut states = 0u64;
+    for (i, s) in inits.iter().enumerate() {
+        if me == 0 {
+            states += 1;
+        }
+        let k = key(fingerprint_of(s, symmetry));
+        if owner(k, n) == me && table.insert(k, init_parent(i)) {
+            level.live.push((s.clone(), k));
+        }
+    }
+    let mut first: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
+    let mut traffic = Traffic { ranks: n, ..Traffic::default() };
+    let (mut depth, mut max_depth, mut stopped) = (1, 0, false);
+    let mut actions = Vec::new();
+    // Buffers kept from round to round: per rank, what is sent and what arrives.
+    let mut next: Level<M::State> = Level::default();
+    let mut asks = vec![Vec::new(); n];
+    let mut asked = vec![Vec::new(); n];
+    let mut answers = vec![Vec::new(); n];
+    let mut answered = vec![Vec::new(); n];
+    let mut out = vec![Vec::new(); n];
+    let mut arrived = vec![Vec::new(); n];
+    let mut expected: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let mut pending: Vec<Vec<Waiting<M>>> = (0..n).map(|_| Vec::new()).collect();
+    let mut parents: Vec<(M::State, u64)> = Vec::new();
+    'search: loop {
+        let mut total = [level.len() as u64];
+        ranks.sum(&mut total);
+        if total[0] == 0 {
+            break;
+        }
+        max_depth = depth;
+        if limits.target_max_depth.is_some_and(|t| depth >= t) {
+            break;
+        }
+        let mut rounds = [level.len().div_ceil(CHUNK) as u64];
+        ranks.max(&mut rounds);
+        next.clear();
+        for _ in 0..rounds[0] {
+            parents.clear();
+            level.take(CHUNK, &mut parents, |bytes| {
+                model.decode(bytes).unwrap_or_else(|e| panic!("rank {me}: a state received does not decode: {e}"))
+            });
+            for (s, k) in &parents {
+                for (f, p) in first.iter_mut().zip(&properties) {
+                    if f.is_none() && is_discovery(p, model, s) {
+                        *f = Some((depth, *k));
+                    }
+                }
+            }
+            // Successors: those owned here are settled now; the others wait for their owner.
+            for (j, (s, k)) in parents.iter_mut().enumerate() {
+                model.actions(s, &mut actions);
+                // Under symmetry a successor's fingerprint is its representative's: built.
+                let digest = if symmetry.is_none() { model.digest(s) } else { None };
+                for a in actions.drain(..) {
+                    let probe = match digest {
+                        Some(d) => model.probe(s, d, &a),
+                        None => Probe::Build,
+                    };
+                    let (built, succ) = match probe {
+                        Probe::Digest(d) => (None, key(fingerprint(&d))),
+                        Probe::NotAStep => continue,
+                        Probe::Build => {
+                            let Some(t) = model.next_state(s, a.clone()) else { continue };
+                            let succ = key(fingerprint_of(&t, symmetry));
+                            (Some(t), succ)
+                        }
+                    };
+                    states += 1;
+                    let to = owner(succ, n);
+                    if to != me {
+                        asks[to].extend_from_slice(&succ.to_le_bytes());
+                        asks[to].extend_from_slice(&k.to_le_bytes());
+                        pending[to].push((j, a, built));
+                    } else if table.insert(succ, *k) {
+                        let t =
+                            built.unwrap_or_else(|| model.next_state(s, a).expect("a step taken in place is a step"));
+                        next.live.push((t, succ));
+                    }
+                }
+            }
+            // The owners settle the others: new or seen.
+            exchange(ranks, &asks, &mut asked, &mut traffic);
+            answers.iter_mut().for_each(Vec::clear);
+            expected.iter_mut().for_each(Vec::clear);
+            for (from, bytes) in asked.iter().enumerate() {
+                for q in bytes.chunks_exact(16) {
+                    let succ = u64::from_le_bytes(q[..8].try_into().expect("8 bytes"));
+                    let parent = u64::from_le_bytes(q[8..].try_into().expect("8 bytes"));
+                    let new = table.insert(succ, parent);
+                    answers[from].push(u8::from(new));
+                    if new {
+                        expected[from].push(succ);
+                    }
+                }
+            }
+            traffic.fingerprints_sent += asks.iter().map(|a| a.len() as u64 / 16).sum::<u64>();
+            asks.iter_mut().for_each(Vec::clear);
+            exchange(ranks, &answers, &mut answered, &mut traffic);
+            // The new ones travel to their owners.
+            out.iter_mut().for_each(Vec::clear);
+            for (to, waiting) in pending.iter_mut().enumerate() {
+                assert_eq!(answered[to].len(), waiting.len(), "rank {to} answered every fingerprint sent to it");
+                for ((j, a, built), &new) in waiting.drain(..).zip(&answered[to]) {
+                    if new == 0 {
+                        continue;
+                    }
+                    let t = built.unwrap_or_else(|| {
+                        model.next_state(&parents[j].0, a).expect("a step taken in place is a step")
+                    });
+                    let buf = &mut out[to];
+                    let at = buf.len();
+                    buf.extend_from_slice(&[0; 4]);
+                    model.encode(&t, buf);
+                    let len = u32::try_from(buf.len() - at - 4).expect("a state's encoding is under 4 GiB");
+                    buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                    traffic.states_sent += 1;
+                }
+            }
+            parents.clear();
+            exchange(ranks, &out, &mut arrived, &mut traffic);
+            for (from, bytes) in arrived.iter().enumerate() {
+                let mut rest = &bytes[..];
+                for &succ in &expected[from] {
+                    let len = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
+                    next.push_encoded(succ, &rest[4..4 + len]);
+                    rest = &rest[4 + len..];
+                }
+                assert!(rest.is_empty(), "rank {from} sent exactly the states asked for");
+            }
+            let (resident, _) = (hooks.memory)();
+            let mut now = [u64::from((hooks.stop)()), states, table.len as u64, resident];
+            ranks.sum(&mut now);
+            if me == 0 {
+                (hooks.progress)(&Progress { states: now[1], unique: now[2], depth, resident: now[3] });
+            }
+            if now[0] > 0 {
+                stopped = true;
+                break 'search;
+            }
+        }
+        // Every property decided, or a failure when asked to stop at one: over after this level.
+        let mut decided: Vec<u64> = first.iter().map(|f| u64::from(f.is_some())).collect();
+        ranks.max(&mut decided);
+        std::mem::swap(&mut level, &mut next);
+        depth += 1;
+        let failed = properties.iter().zip(&decided).any(|(p, &d)| d == 1 && p.expectation == Expectation::Always);
+        if (!properties.is_empty() && decided.iter().all(|&d| d == 1)) || (failed && limits.stop_on_failure) {
+            break;
+        }
+    }
+    let (_, peak) = (hooks.memory)();
+    let mut totals =
+        [states, table.len as u64, traffic.fingerprints_sent, traffic.states_sent, traffic.bytes_sent, peak];
+    ranks.sum(&mut totals);
+    let mut largest = [table.len as u64, peak];
+    ranks.max(&mut largest);
+    traffic.fingerprints_sent = totals[2];
+    traffic.states_sent = totals[3];
+    traffic.bytes_sent = totals[4];
+    traffic.total_peak_bytes = totals[5];
+    traffic.largest_share = largest[0];
+    traffic.largest_peak_bytes = largest[1];
+    // Each property's discovery at the smallest depth (the smallest rank among equals), as
+    // `u64::MAX - (depth · n + rank)` under a maximum (0: none).
+    let mut best: Vec<u64> =
+        first.iter().map(|f| f.map_or(0, |(d, _)| u64::MAX - (d as u64 * n as u64 + me as u64))).collect();
+    ranks.max(&mut best);
+    let winner = |b: u64| (b != 0).then(|| ((u64::MAX - b) % n as u64) as usize);
+    let mut ends: Vec<u64> = first
+        .iter()
+        .zip(&best)
+        .map(|(f, &b)| if winner(b) == Some(me) { f.map_or(0, |(_, k)| k) } else { 0 })
+        .collect();
+    ranks.sum(&mut ends);
+    // Each discovery's chain of fingerprints back to an initial state, one lookup per step.
+    let is_init = |k: u64| k > u64::MAX - inits.len() as u64;
+    let mut chains: Vec<Vec<u64>> =
+        best.iter().zip(&ends).map(|(&b, &e)| if b == 0 { Vec::new() } else { vec![e] }).collect();
+    loop {
+        let open = |c: &Vec<u64>| c.last().is_some_and(|&k| !is_init(k));
+        if !chains.iter().any(open) {
+            break;
+        }
+        let mut parents: Vec<u64> = chains
+            .iter()
+            .map(|c| match c.last() {
+                Some(&k) if open(c) && owner(k, n) == me => table.get(k).unwrap_or(0),
+                _ => 0,
+            })
+            .collect();
+        ranks.sum(&mut parents);
+        for (c, p) in chains.iter_mut().zip(parents) {
+            if open(c) {
+                if p == 0 {
+                    return Err(format!(
+                        "a discovery's path was lost: no rank holds fingerprint {:#x}",
+                        c[c.len() - 1]
+                    ));
+                }
+                c.push(p);
+            }
+        }
+    }
+    // Counters the model keeps of its steps: summed, and not counting the replays below.
+    let mut counters = model.counters();
+    ranks.sum(&mut counters);
+    let mut found = Found::new();
+    if me == 0 {
+        for (p, chain) in properties.iter().zip(chains) {
+            if let Some(path) = replay(model, &inits, &chain, symmetry)? {
+                found.insert(p.name, path);
+            }
+        }
+        model.set_counters(&counters);
+    }
+    Ok(Outcome { states: totals[0] as usize, unique: totals[1] as usize, max_depth, found, stopped, traffic })
+}
+
+/// A successor waiting for its owner's answer: its parent's place in the round, the action, and
+/// the successor if it was built.
+type Waiting<M> = (usize, <M as Model>::Action, Option<<M as Model>::State>);
+
+/// A discovery's path: the initial state's index and the actions from it.
+type Discovery<M> = (usize, Vec<<M as Model>::Action>);
+
+/// All-to-all, counting the bytes that leave this rank.
+fn exchange<R: Ranks + ?Sized>(ranks: &R, out: &[Vec<u8>], into: &mut [Vec<u8>], traffic: &mut Traffic) {
+    let me = ranks.rank();
+    traffic.bytes_sent += out.iter().enumerate().filter(|(r, _)| *r != me).map(|(_, b)| b.len() as u64).sum::<u64>();
+    ranks.exchange(out, into);
+}
+
+/// The actions from an initial state along `chain` (fingerprints from the discovery back to
+/// the initial state's [`init_parent`]): at each step the first action whose successor has the
+/// next fingerprint. `None` for an empty chain.
+fn replay<M>(
+    model: &M,
+    inits: &[M::State],
+    chain: &[u64],
+    symmetry: Representative<M::State>,
+) -> Result<Option<Discovery<M>>, String>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+{
+    let Some((&init, back)) = chain.split_last() else { return Ok(None) };
+    let i = (u64::MAX - init) as usize;
+    let lost = || format!("a discovery's path cannot be replayed from initial state {i}");
+    let mut state = inits.get(i).ok_or_else(lost)?.clone();
+    let mut keys = back.iter().rev();
+    if keys.next() != Some(&key(fingerprint_of(&state, symmetry))) {
+        return Err(lost());
+    }
+    let mut path = Vec::new();
+    let mut actions = Vec::new();
+    for &want in keys {
+        model.actions(&state, &mut actions);
+        let step = actions.drain(..).find_map(|a| {
+            let next = model.next_state(&state, a.clone())?;
+            (key(fingerprint_of(&next, symmetry)) == want).then_some((a, next))
+        });
+        let (a, next) = step.ok_or_else(lost)?;
+        path.push(a);
+        state = next;
+    }
+    Ok(Some((i, path)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_cover_every_rank_evenly() {
+        let n = 7;
+        let mut counts = [0usize; 7];
+        for i in 0..70_000u64 {
+            counts[owner(fingerprint(&i), n)] += 1;
+        }
+        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        assert_eq!(owner(u64::MAX, n), n - 1);
+        assert_eq!(owner(0, n), 0);
+    }
+
+    #[test]
+    fn the_seen_set_keeps_parents_across_growth() {
+        let mut t = Parents::new();
+        for k in 1..200_000u64 {
+            assert!(t.insert(fingerprint(&k).max(1), k));
+        }
+        assert!(!t.insert(fingerprint(&5u64).max(1), 0));
+        for k in (1..200_000u64).step_by(997) {
+            assert_eq!(t.get(fingerprint(&k).max(1)), Some(k));
+        }
+        assert_eq!(t.get(12345), None);
+        assert_eq!(t.len, 199_999);
+    }
+}
