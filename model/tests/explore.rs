@@ -178,7 +178,12 @@ fn counterexample(args: &[&str], property: &str) -> String {
         .args(args)
         .output()
         .expect("run model check");
-    assert_eq!(o.status.code(), Some(1), "{args:?} should fail");
+    link(&o, args, property)
+}
+
+/// The Explorer link of `property`'s counterexample in the output `o` of `model check ARGS --json`.
+fn link(o: &std::process::Output, args: &[&str], property: &str) -> String {
+    assert_eq!(o.status.code(), Some(1), "{args:?} should fail: {}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let p = v["properties"].as_array().unwrap().iter().find(|p| p["name"] == property).cloned();
     let p = p.unwrap_or_else(|| panic!("{args:?}: no {property}"));
@@ -211,4 +216,29 @@ fn every_barrier_variant_counterexample_opens_in_the_explorer() {
             assert!(svg.contains("crash ↺"), "{args:?}: the crash is drawn: {svg}");
         }
     }
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn a_counterexample_found_across_ranks_opens_in_the_explorer() {
+    // `--distributed` on three MPI ranks rebuilds the path across the ranks that own its states;
+    // the Explorer started with the same flags (no MPI) follows the link to a last state that
+    // fails the property.
+    let args = ["--sends", "1", "--variant", "late-record"];
+    let property = "nothing crosses the cut inward";
+    let o = Command::new("mpirun")
+        .args(["--oversubscribe", "--bind-to", "none", "-np", "3", env!("CARGO_BIN_EXE_model")])
+        .args(["check", "--json", "--distributed"])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("run mpirun (Open MPI)");
+    let link = link(&o, &args, property);
+    let steps = link.split("#/steps/").nth(1).expect("a steps link");
+    let (before, last) = steps.rsplit_once('/').expect("at least one step");
+    let e = start(&args);
+    let next = json(&e.addr, &format!("/.states/{before}"));
+    let svg = next[last.parse::<usize>().unwrap()]["svg"].as_str().expect("a diagram").to_string();
+    assert!(svg.contains(&format!(">✗ fails here: {property}</text>")), "{svg}");
 }

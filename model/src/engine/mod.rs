@@ -1,5 +1,6 @@
-//! The search engine: an exhaustive depth-first search and its split into shards, generic over
-//! any stateright [`Model`](stateright::Model) and behind stateright's
+//! The search engine: an exhaustive depth-first search, its split into shards, and one
+//! breadth-first search across processes (`distributed`, over `ranks`: MPI's, or threads),
+//! generic over any stateright [`Model`](stateright::Model) and behind stateright's
 //! [`Checker`](stateright::Checker) trait (nothing of this crate's model).
 
 pub mod dfs;
