@@ -161,6 +161,9 @@ pub struct ChandyLamport<A: Spec> {
     /// Barrier algorithms: for each checkpoint stored so far, whether every quiet end its
     /// failure-free continuation reaches is one of [`ChandyLamport::expected`].
     recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
+    /// Houses of states decoded from other processes (see `wire`), by hash: a decoded house
+    /// equal to one seen before is shared with it, as a house a step left unchanged is.
+    pub(crate) decoded: Mutex<Vec<Option<Shared<A>>>>,
     /// Barrier algorithms: what the steps taken so far did (see [`Tallies`]).
     tallies: [AtomicU64; 5],
     /// This model's number among those of the process: whose houses' steps a thread's
@@ -222,6 +225,7 @@ impl<A: Spec> ChandyLamport<A> {
             sym: 0,
             expected,
             recovers,
+            decoded: Mutex::new(Vec::new()),
             tallies,
             id: {
                 static MODELS: AtomicU64 = AtomicU64::new(0);

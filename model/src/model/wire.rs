@@ -29,7 +29,9 @@ impl<A: Spec> Wire for ChandyLamport<A> {
     fn decode(&self, bytes: &[u8]) -> Result<State<A>, String> {
         let data: StateData<A> = options().deserialize(bytes).map_err(|e| format!("not a state: {e}"))?;
         self.fits(&data)?;
-        Ok(State(Box::new(data)))
+        let mut state = State(Box::new(data));
+        self.share_houses(&mut state);
+        Ok(state)
     }
 
     /// The [`Tallies`](super::system::Tallies) of the steps taken, in their field order.
@@ -42,7 +44,26 @@ impl<A: Spec> Wire for ChandyLamport<A> {
     }
 }
 
+/// Slots of the table of decoded houses: `1 << HOUSE_BITS`.
+const HOUSE_BITS: u32 = 16;
+
 impl<A: Spec> ChandyLamport<A> {
+    /// Replaces each house of `state` by an equal one decoded before, if the table has it
+    /// (then the house is shared, and the step memo knows it by its address); else remembers it.
+    fn share_houses(&self, state: &mut State<A>) {
+        let mut table = self.decoded.lock().unwrap_or_else(|e| e.into_inner());
+        if table.is_empty() {
+            table.resize(1 << HOUSE_BITS, None);
+        }
+        for house in state.procs.iter_mut() {
+            let slot = (house.hash_word() >> (64 - HOUSE_BITS)) as usize;
+            match &table[slot] {
+                Some(known) if known == house => *house = known.clone(),
+                _ => table[slot] = Some(house.clone()),
+            }
+        }
+    }
+
     /// Whether `data`, as read, has this model's shape: its houses in order, its channels, and
     /// the mode's and algorithm's parts (a state of another configuration is refused, not
     /// stepped).
