@@ -525,3 +525,9 @@ fn explore_on_port_0_prints_the_port_it_serves_on() {
     let _ = child.wait();
     result.unwrap();
 }
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn distributed_without_mpi_is_refused_saying_how_to_build_it() {
+    common::bad_input(&["check", "--distributed"], "--distributed needs MPI, and this build of model has none");
+}

@@ -285,6 +285,7 @@ fn failed(e: &anyhow::Error) -> u8 {
 
 /// Without MPI: `--distributed` refused, saying how to build with it.
 #[cfg(not(feature = "mpi"))]
+#[allow(clippy::extra_unused_type_parameters)] // the same signature as with MPI
 fn distributed_cmd<A: Spec>(_: &ModelArgs, _: &CheckerArgs, _: bool) -> anyhow::Result<ExitCode> {
     anyhow::bail!(
         "--distributed needs MPI, and this build of model has none: build it with `cargo build --release -p model \
