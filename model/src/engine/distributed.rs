@@ -570,6 +570,71 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ranks::Threads;
+    use stateright::Property;
+
+    /// Counters from three initial states, 10, 20 and 30: each steps by one while its last
+    /// digit is below 3 (12 states); 22 fails "never 22", 32 is "reaches 32"'s example.
+    struct Counters;
+
+    impl Model for Counters {
+        type State = u8;
+        type Action = u8;
+        fn init_states(&self) -> Vec<u8> {
+            vec![10, 20, 30]
+        }
+        fn actions(&self, s: &u8, actions: &mut Vec<u8>) {
+            if s % 10 < 3 {
+                actions.push(1);
+            }
+        }
+        fn next_state(&self, s: &u8, a: u8) -> Option<u8> {
+            Some(s + a)
+        }
+        fn properties(&self) -> Vec<Property<Self>> {
+            vec![
+                Property::always("never 22", |_, s: &u8| *s != 22),
+                Property::sometimes("reaches 32", |_, s: &u8| *s == 32),
+            ]
+        }
+    }
+
+    impl InPlace for Counters {}
+
+    impl Wire for Counters {
+        fn encode(&self, s: &u8, out: &mut Vec<u8>) {
+            out.push(*s);
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<u8, String> {
+            match bytes {
+                [s] => Ok(*s),
+                _ => Err(format!("{} bytes", bytes.len())),
+            }
+        }
+    }
+
+    #[test]
+    fn paths_start_at_the_initial_state_they_come_from() {
+        for n in [1, 3] {
+            let handles: Vec<_> = Threads::group(n)
+                .into_iter()
+                .map(|r| {
+                    std::thread::spawn(move || {
+                        let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {} };
+                        search(&Counters, &r, Limits::default(), None, hooks).expect("a search")
+                    })
+                })
+                .collect();
+            let outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let first = &outcomes[0];
+            // Every property is decided at depth 3: the search ends after it (13, 23 and 33 seen,
+            // not judged).
+            assert_eq!((first.unique, first.states, first.max_depth), (12, 12, 3), "{n} ranks");
+            assert_eq!(first.found.get("never 22"), Some(&(1, vec![1, 1])), "{n} ranks");
+            assert_eq!(first.found.get("reaches 32"), Some(&(2, vec![1, 1])), "{n} ranks");
+            assert!(outcomes[1..].iter().all(|o| o.found.is_empty() && o.unique == 12));
+        }
+    }
 
     #[test]
     fn owners_cover_every_rank_evenly() {
