@@ -661,4 +661,20 @@ mod tests {
         assert_eq!(t.get(12345), None);
         assert_eq!(t.len, 199_999);
     }
+
+    #[test]
+    fn the_seen_set_doubles_past_three_quarters_full() {
+        let mut t = Parents::new();
+        let mut k = 0u64;
+        let mut fill = |t: &mut Parents, to: usize| {
+            while t.len < to {
+                k += 1;
+                t.insert(fingerprint(&k).max(1), k);
+            }
+        };
+        fill(&mut t, 3 << 14);
+        assert_eq!(t.slots.len(), 1 << 16, "at three quarters exactly: not yet");
+        fill(&mut t, (3 << 14) + 1);
+        assert_eq!(t.slots.len(), 1 << 17, "one more: doubled");
+    }
 }
