@@ -6,6 +6,9 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "mpi")]
+mod common;
+
 /// The explorer process, killed when dropped.
 struct Explorer {
     child: Child,
@@ -191,6 +194,16 @@ fn link(o: &std::process::Output, args: &[&str], property: &str) -> String {
     p["link"].as_str().expect("a link").to_string()
 }
 
+/// The diagram of the last state `link` (an Explorer link of `model check ARGS`) leads to, as
+/// the Explorer started with `args` draws it.
+fn last_state(args: &[&str], link: &str) -> String {
+    let steps = link.split("#/steps/").nth(1).expect("a steps link");
+    let (before, last) = steps.rsplit_once('/').expect("at least one step");
+    let e = start(args);
+    let next = json(&e.addr, &format!("/.states/{before}"));
+    next[last.parse::<usize>().unwrap()]["svg"].as_str().expect("a diagram").to_string()
+}
+
 #[test]
 fn every_barrier_variant_counterexample_opens_in_the_explorer() {
     // Each Flink bug (and the two coordinator faults) as `model check` finds it; the Explorer
@@ -205,12 +218,7 @@ fn every_barrier_variant_counterexample_opens_in_the_explorer() {
         ("--algorithm unaligned --topology dataflow --sends 1 --tokens 1 --crashes 1 --variant wrong-inflight-channels", "recorded total equals the ledger"),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
-        let link = counterexample(&args, property);
-        let steps = link.split("#/steps/").nth(1).expect("a steps link");
-        let (before, last) = steps.rsplit_once('/').expect("at least one step");
-        let e = start(&args);
-        let next = json(&e.addr, &format!("/.states/{before}"));
-        let svg = next[last.parse::<usize>().unwrap()]["svg"].as_str().expect("a diagram").to_string();
+        let svg = last_state(&args, &counterexample(&args, property));
         assert!(svg.contains(&format!(">✗ fails here: {property}</text>")), "{args:?}: {svg}");
         if args.contains(&"--crashes") && property.starts_with("exactly-once") {
             assert!(svg.contains("crash ↺"), "{args:?}: the crash is drawn: {svg}");
@@ -226,19 +234,7 @@ fn a_counterexample_found_across_ranks_opens_in_the_explorer() {
     // fails the property.
     let args = ["--sends", "1", "--variant", "late-record"];
     let property = "nothing crosses the cut inward";
-    let o = Command::new("mpirun")
-        .args(["--oversubscribe", "--bind-to", "none", "-np", "3", env!("CARGO_BIN_EXE_model")])
-        .args(["check", "--json", "--distributed"])
-        .args(args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .expect("run mpirun (Open MPI)");
-    let link = link(&o, &args, property);
-    let steps = link.split("#/steps/").nth(1).expect("a steps link");
-    let (before, last) = steps.rsplit_once('/').expect("at least one step");
-    let e = start(&args);
-    let next = json(&e.addr, &format!("/.states/{before}"));
-    let svg = next[last.parse::<usize>().unwrap()]["svg"].as_str().expect("a diagram").to_string();
+    let o = common::mpirun(3, &[&["check", "--json", "--distributed"][..], &args].concat());
+    let svg = last_state(&args, &link(&o, &args, property));
     assert!(svg.contains(&format!(">✗ fails here: {property}</text>")), "{svg}");
 }

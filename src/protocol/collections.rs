@@ -87,20 +87,23 @@ where
 }
 
 /// Serde for a `SmallVec` field (`#[serde(with = "...::small")]`), as a sequence: the
-/// workspace's `smallvec` is built without its `serde` feature.
-pub(crate) mod small {
+/// workspace's `smallvec` is built without its `serde` feature (whose reader reserves whatever
+/// length the input claims). The model's state uses it too (`chandy_lamport::protocol::small`).
+pub mod small {
     use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
     use serde::ser::{Serialize, Serializer};
     use smallvec::{Array, SmallVec};
 
-    pub(crate) fn serialize<A: Array, S: Serializer>(v: &SmallVec<A>, s: S) -> Result<S::Ok, S::Error>
+    /// Writes `v` as a sequence.
+    pub fn serialize<A: Array, S: Serializer>(v: &SmallVec<A>, s: S) -> Result<S::Ok, S::Error>
     where
         A::Item: Serialize,
     {
         v.as_slice().serialize(s)
     }
 
-    pub(crate) fn deserialize<'de, A: Array, D: Deserializer<'de>>(d: D) -> Result<SmallVec<A>, D::Error>
+    /// Reads a sequence into a `SmallVec` (on the heap only if it does not fit inline).
+    pub fn deserialize<'de, A: Array, D: Deserializer<'de>>(d: D) -> Result<SmallVec<A>, D::Error>
     where
         A::Item: Deserialize<'de>,
     {

@@ -52,14 +52,7 @@ pub fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
-        Err(e) if is_output_failure(&e) => {
-            note(format!("error: {e:#}"));
-            ExitCode::from(EXIT_OUTPUT)
-        }
-        Err(e) => {
-            note(format!("error: {e:#}"));
-            ExitCode::from(EXIT_BAD_INPUT)
-        }
+        Err(e) => ExitCode::from(failed(&e)),
     }
 }
 
@@ -272,8 +265,8 @@ fn distributed_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool
     Ok(ExitCode::from(code))
 }
 
-/// Says why a command failed (as `main` does) and gives its exit code.
-#[cfg(feature = "mpi")]
+/// Says why a command failed and gives its exit code: 4 when its output could not be written,
+/// else 2 (bad input).
 fn failed(e: &anyhow::Error) -> u8 {
     note(format!("error: {e:#}"));
     if is_output_failure(e) {

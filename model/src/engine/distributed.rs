@@ -38,7 +38,7 @@ use stateright::{Expectation, Model};
 use super::dfs::{is_discovery, Found, Limits};
 use super::in_place::{InPlace, Probe};
 use super::ranks::Ranks;
-use super::seen::{fingerprint, fingerprint_of, Fingerprint, Representative};
+use super::seen::{self, fingerprint, fingerprint_of, Fingerprint, Representative};
 use super::wire::Wire;
 
 /// States a rank expands per round.
@@ -74,15 +74,7 @@ impl Parents {
 
     /// Asks the cache for the line where looking `key` up starts.
     fn prefetch(&self, key: u64) {
-        let slot = &self.slots[key as usize & (self.slots.len() - 1)];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch of an address inside the table; it never faults.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>((slot as *const [u64; 2]).cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
+        seen::prefetch(&self.slots[key as usize & (self.slots.len() - 1)]);
     }
 
     /// Adds `key` with `parent`; whether it is new.
@@ -131,24 +123,10 @@ impl Parents {
     }
 }
 
-/// `len` free slots; a large table on huge pages where the system has them (a search touches it
-/// at random: small pages would make most lookups miss the TLB as well as the cache).
+/// `len` free slots; a large table on huge pages where the system has them.
 fn table(len: usize) -> Vec<[u64; 2]> {
-    let slots = vec![[0; 2]; len];
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let (start, bytes) = (slots.as_ptr() as usize, len * 16);
-        let from = start.next_multiple_of(HUGE);
-        let to = (start + bytes) / HUGE * HUGE;
-        if to > from {
-            // SAFETY: advice on whole pages inside memory this vector owns; failure only loses
-            // the advice.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
+    let mut slots = vec![[0; 2]; len];
+    seen::advise_huge_pages(slots.as_mut_ptr().cast(), len * 16);
     slots
 }
 

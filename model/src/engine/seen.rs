@@ -60,11 +60,7 @@ impl Table {
         if slots.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        #[cfg(target_os = "linux")]
-        // SAFETY: advice on memory this table owns; failure only loses the advice.
-        unsafe {
-            libc::madvise(slots.cast(), layout.size(), libc::MADV_HUGEPAGE);
-        }
+        advise_huge_pages(slots.cast(), layout.size());
         Table { slots, len: capacity, mask: capacity - 1 }
     }
 
@@ -75,14 +71,7 @@ impl Table {
 
     /// Asks the cache for the line where the search for `fp` starts.
     fn prefetch(&self, fp: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch of an address inside the table; it never faults.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.slots.add(fp as usize & self.mask).cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = fp;
+        prefetch(&self.slots()[fp as usize & self.mask]);
     }
 
     /// Adds `fp` (not 0); whether it is new.
@@ -112,6 +101,37 @@ impl Drop for Table {
         // SAFETY: allocated in `new` with this layout.
         unsafe { std::alloc::dealloc(self.slots.cast(), Self::layout(self.len)) }
     }
+}
+
+/// Asks the cache for the line holding `value` (a hint: nothing happens off x86_64).
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch of a valid reference's address; it never faults.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// Asks Linux to back the whole 2 MiB pages within `bytes` bytes at `start` (memory the caller
+/// owns) with huge pages: a search touches its tables at random, and small pages would make most
+/// lookups miss the TLB as well as the cache. Failure only loses the advice.
+pub(crate) fn advise_huge_pages(start: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let from = (start as usize).next_multiple_of(PAGE);
+        let to = (start as usize + bytes) / PAGE * PAGE;
+        if to > from {
+            // SAFETY: advice on whole pages inside memory the caller owns.
+            unsafe {
+                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
 }
 
 /// New fingerprints a [`Writer`] adds before it counts them and lets the table grow.

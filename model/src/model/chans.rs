@@ -7,7 +7,7 @@ use chandy_lamport::Message;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::serial::small;
+use super::serial::{small, Flat};
 use super::stamp::Stamp;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
@@ -32,7 +32,10 @@ impl<M> Packet<M> {
 /// order) so that cloning a state copies one small buffer instead of a vector per channel.
 /// Serialized as its two buffers; read back only if the lengths add up to the packets.
 #[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "Flat<M>", bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>"))]
+#[serde(
+    try_from = "Flat<[u8; 12], [Packet<M>; 12]>",
+    bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>")
+)]
 pub struct Chans<M> {
     #[serde(with = "small")]
     lens: SmallVec<[u8; 12]>,
@@ -40,23 +43,11 @@ pub struct Chans<M> {
     packets: SmallVec<[Packet<M>; 12]>,
 }
 
-/// [`Chans`] as read, before its lengths are checked.
-#[derive(Deserialize)]
-#[serde(bound = "M: Deserialize<'de>")]
-struct Flat<M> {
-    #[serde(with = "small")]
-    lens: SmallVec<[u8; 12]>,
-    #[serde(with = "small")]
-    packets: SmallVec<[Packet<M>; 12]>,
-}
-
-impl<M> TryFrom<Flat<M>> for Chans<M> {
+impl<M> TryFrom<Flat<[u8; 12], [Packet<M>; 12]>> for Chans<M> {
     type Error = &'static str;
-    fn try_from(Flat { lens, packets }: Flat<M>) -> Result<Self, &'static str> {
-        match lens.iter().map(|&l| usize::from(l)).sum::<usize>() == packets.len() {
-            true => Ok(Chans { lens, packets }),
-            false => Err("the channels' lengths do not add up to the packets in transit"),
-        }
+    fn try_from(flat: Flat<[u8; 12], [Packet<M>; 12]>) -> Result<Self, &'static str> {
+        let (lens, packets) = flat.checked("the channels' lengths do not add up to the packets in transit")?;
+        Ok(Chans { lens, packets })
     }
 }
 

@@ -13,14 +13,17 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::chans::Chans;
-use super::serial::small;
+use super::serial::{small, Flat};
 use super::stamp::Stamp;
 
 /// A short list per channel, stored flat (one run per channel, in channel order), so that equal
 /// contents are equal values whatever order the channels were filled in. Serialized as its two
 /// buffers; read back only if the lengths add up to the items.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "FlatLists<M>", bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>"))]
+#[serde(
+    try_from = "Flat<[u8; 6], [Stamp<M>; 2]>",
+    bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>")
+)]
 pub struct Lists<M> {
     #[serde(with = "small")]
     lens: SmallVec<[u8; 6]>,
@@ -28,23 +31,11 @@ pub struct Lists<M> {
     items: SmallVec<[Stamp<M>; 2]>,
 }
 
-/// [`Lists`] as read, before its lengths are checked.
-#[derive(Deserialize)]
-#[serde(bound = "M: Deserialize<'de>")]
-struct FlatLists<M> {
-    #[serde(with = "small")]
-    lens: SmallVec<[u8; 6]>,
-    #[serde(with = "small")]
-    items: SmallVec<[Stamp<M>; 2]>,
-}
-
-impl<M> TryFrom<FlatLists<M>> for Lists<M> {
+impl<M> TryFrom<Flat<[u8; 6], [Stamp<M>; 2]>> for Lists<M> {
     type Error = &'static str;
-    fn try_from(FlatLists { lens, items }: FlatLists<M>) -> Result<Self, &'static str> {
-        match lens.iter().map(|&l| usize::from(l)).sum::<usize>() == items.len() {
-            true => Ok(Lists { lens, items }),
-            false => Err("the ghost lists' lengths do not add up to their items"),
-        }
+    fn try_from(flat: Flat<[u8; 6], [Stamp<M>; 2]>) -> Result<Self, &'static str> {
+        let (lens, items) = flat.checked("the ghost lists' lengths do not add up to their items")?;
+        Ok(Lists { lens, items })
     }
 }
 

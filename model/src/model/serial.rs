@@ -1,34 +1,17 @@
 //! Serde helpers for the state's compact parts (see `wire`, which sends states between
-//! processes): `SmallVec`s (the workspace's `smallvec` is built without its `serde` feature),
+//! processes): `SmallVec`s (the library's helper: the workspace's `smallvec` is built without its
+//! `serde` feature),
 //! shared values (serde's `Arc` support is behind its `rc` feature), and the per-house arrays
 //! sent only as long as there are houses.
 
 use serde::de::{Deserializer, Error, SeqAccess, Visitor};
 use serde::Deserialize;
 
-/// A `SmallVec`, as a sequence: `#[serde(with = "small")]`.
+/// A `SmallVec`, as a sequence: `#[serde(with = "small")]` (the library's).
 pub mod small {
-    use std::marker::PhantomData;
-
-    use serde::de::{Deserializer, SeqAccess, Visitor};
-    use serde::{Deserialize, Serialize, Serializer};
+    pub use chandy_lamport::protocol::small::{deserialize, serialize};
+    use serde::{Deserialize, Deserializer};
     use smallvec::{Array, SmallVec};
-
-    /// Writes `v` as a sequence.
-    pub fn serialize<A: Array, S: Serializer>(v: &SmallVec<A>, s: S) -> Result<S::Ok, S::Error>
-    where
-        A::Item: Serialize,
-    {
-        v.as_slice().serialize(s)
-    }
-
-    /// Reads a sequence into a `SmallVec` (on the heap only if it does not fit inline).
-    pub fn deserialize<'de, A: Array, D: Deserializer<'de>>(d: D) -> Result<SmallVec<A>, D::Error>
-    where
-        A::Item: Deserialize<'de>,
-    {
-        Small::deserialize(d).map(|Small(v)| v)
-    }
 
     /// A `SmallVec` read from a sequence (for hand-written impls; fields use the module).
     pub struct Small<A: Array>(pub SmallVec<A>);
@@ -38,24 +21,28 @@ pub mod small {
         A::Item: Deserialize<'de>,
     {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct Seq<A>(PhantomData<A>);
-            impl<'de, A: Array> Visitor<'de> for Seq<A>
-            where
-                A::Item: Deserialize<'de>,
-            {
-                type Value = SmallVec<A>;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a sequence")
-                }
-                fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<SmallVec<A>, S::Error> {
-                    let mut out = SmallVec::new();
-                    while let Some(x) = seq.next_element()? {
-                        out.push(x);
-                    }
-                    Ok(out)
-                }
-            }
-            d.deserialize_seq(Seq(PhantomData)).map(Small)
+            deserialize(d).map(Small)
+        }
+    }
+}
+
+/// Runs stored flat, as read: the length of each run, then every run's items one after another
+/// (a state's channels, its ghost lists), before the lengths are checked.
+#[derive(Deserialize)]
+#[serde(bound = "I::Item: Deserialize<'de>")]
+pub struct Flat<L: smallvec::Array<Item = u8>, I: smallvec::Array> {
+    #[serde(with = "small")]
+    lens: smallvec::SmallVec<L>,
+    #[serde(with = "small")]
+    items: smallvec::SmallVec<I>,
+}
+
+impl<L: smallvec::Array<Item = u8>, I: smallvec::Array> Flat<L, I> {
+    /// The lengths and the items, if the lengths add up to the items; else `mismatch`.
+    pub fn checked<E>(self, mismatch: E) -> Result<(smallvec::SmallVec<L>, smallvec::SmallVec<I>), E> {
+        match self.lens.iter().map(|&l| usize::from(l)).sum::<usize>() == self.items.len() {
+            true => Ok((self.lens, self.items)),
+            false => Err(mismatch),
         }
     }
 }
