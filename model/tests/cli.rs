@@ -526,6 +526,15 @@ fn explore_on_port_0_prints_the_port_it_serves_on() {
     result.unwrap();
 }
 
+#[test]
+fn the_distributed_memory_flags_need_distributed_and_a_size() {
+    common::bad_input(&["check", "--rank-memory", "100"], "--rank-memory is honoured only by --distributed");
+    common::bad_input(&["check", "--spill-dir", "/tmp"], "--spill-dir is honoured only by --distributed");
+    for bad in ["-1", "1.5", "lots", "99999999999999999"] {
+        common::bad_input(&["check", "--distributed", "--rank-memory", bad], "must be a whole number of MiB");
+    }
+}
+
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn distributed_without_mpi_is_refused_saying_how_to_build_it() {

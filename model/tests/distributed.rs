@@ -31,10 +31,16 @@ fn the_counts_do_not_depend_on_the_number_of_ranks() {
     let one = single(&c, &bfs());
     assert_eq!(one.unique_states, 21_752);
     for ranks in [1, 2, 3, 5] {
+        // Every level kept on disk changes nothing but where the states wait.
+        let on_disk = run_distributed::<Bank>(&c, ranks, &CheckOptions { rank_memory: Some(0), ..bfs() });
         let spread = run_distributed::<Bank>(&c, ranks, &bfs());
         assert_eq!(counts(&spread), counts(&one), "{ranks} ranks");
         assert_eq!(verdicts(&spread), verdicts(&one), "{ranks} ranks");
+        assert_eq!(counts(&on_disk), counts(&one), "{ranks} ranks, on disk");
+        assert_eq!(verdicts(&on_disk), verdicts(&one), "{ranks} ranks, on disk");
+        assert_eq!(on_disk.distributed.expect("a distributed result").spilled_states, 21_751);
         let d = spread.distributed.expect("a distributed result");
+        assert_eq!(d.spilled_states, 0, "half the available memory is far more than this search needs");
         assert_eq!(d.ranks, ranks);
         // Every state has one owner: the shares add up, none above the whole.
         assert!(d.largest_share as usize * ranks >= spread.unique_states, "{ranks}: {d:?}");

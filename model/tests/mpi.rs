@@ -72,6 +72,14 @@ fn reductions_and_modes_match_the_single_run() {
     ] {
         same_as_single(3, args);
     }
+    // Every level on disk: the same search.
+    let args = ["--sends", "1", "--variant", "late-record"];
+    let single = json(&model(&[&["check", "--json", "--threads", "1", "--strategy", "bfs"], &args[..]].concat()));
+    let o = mpirun(3, &[&["check", "--json", "--distributed", "--rank-memory", "0"], &args[..]].concat());
+    let spread = json(&o);
+    assert_eq!(outcome(&spread), outcome(&single), "{}", stderr(&o));
+    let on_disk = spread["distributed"]["spilled_states"].as_u64().unwrap();
+    assert_eq!(on_disk, spread["unique_states"].as_u64().unwrap() - 1);
     // Symmetry: stateright's breadth-first search has none; the depth-first engine's count.
     let args = ["check", "--json", "--sends", "1", "--procs", "3", "--symmetry"];
     let single = json(&model(&[&args[..], &["--threads", "1"]].concat()));
@@ -90,6 +98,10 @@ fn bad_flags_are_refused_once_with_exit_2() {
         (&["check", "--distributed", "--shard", "0/2"], "not with --shard 0/2"),
         (&["check", "--distributed", "--strategy", "simulation"], "not with --strategy simulation"),
         (&["check", "--distributed", "--procs", "1"], "error: "),
+        (
+            &["check", "--distributed", "--spill-dir", "/nonexistent/levels"],
+            "cannot make a file in /nonexistent/levels",
+        ),
     ] {
         let o = mpirun(3, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

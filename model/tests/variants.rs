@@ -222,8 +222,8 @@ fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexampl
     // And the distributed search on three ranks (threads of this process), each owning a third
     // of the states, finds the same: the unique and generated states, depth, verdicts, tallies
     // and exit code of stateright's breadth-first search, and (level by level, so shortest) the
-    // pinned counterexample lengths.
-    let opts = model::CheckOptions { strategy: Strategy::Bfs, ..model::CheckOptions::default() };
+    // pinned counterexample lengths, with every level kept on disk (`--rank-memory 0`).
+    let opts = model::CheckOptions { strategy: Strategy::Bfs, rank_memory: Some(0), ..model::CheckOptions::default() };
     for (variant, extra, fails) in CAUGHT {
         let result = checked(variant, extra);
         assert!(!result.ok, "{variant} passed");
@@ -246,6 +246,7 @@ fn every_variant_fails_exactly_its_properties_with_pinned_shortest_counterexampl
         let d = spread.distributed.expect("a distributed result");
         assert_eq!(d.ranks, 3);
         assert!(d.fingerprints_sent > 0 && d.largest_share < spread.unique_states as u64, "{variant}: {d:?}");
+        assert_eq!(d.spilled_states, spread.unique_states as u64 - 1, "{variant}: all but the initial state on disk");
     }
 }
 

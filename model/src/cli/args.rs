@@ -240,6 +240,14 @@ fn positive(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A number of MiB, in bytes.
+fn mebibytes(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .ok()
+        .and_then(|m| m.checked_mul(1 << 20))
+        .ok_or_else(|| "must be a whole number of MiB (0 to keep every level on disk)".to_string())
+}
+
 /// The longest `--timeout`, in seconds (about 31 years: longer is no timeout at all).
 const MAX_TIMEOUT: f64 = 1e9;
 
@@ -295,6 +303,16 @@ pub(crate) struct CheckerArgs {
     /// cores. Needs a build with `--features mpi`.
     #[arg(long)]
     pub(crate) distributed: bool,
+    /// `--distributed`: a rank keeps the breadth-first levels in memory while its resident
+    /// memory is under this many MiB, and writes the new states of each level to disk beyond it
+    /// (0: always on disk). Default: half the memory available at the start, shared by the ranks
+    /// on the machine.
+    #[arg(long, value_name = "MIB", allow_negative_numbers = true, value_parser = mebibytes)]
+    pub(crate) rank_memory: Option<u64>,
+    /// `--distributed`: the directory for the levels kept on disk (each rank's two unnamed files;
+    /// default: the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) spill_dir: Option<PathBuf>,
 }
 
 /// The most houses `--symmetry` takes: it enumerates every permutation of the houses.

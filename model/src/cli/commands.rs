@@ -197,8 +197,17 @@ fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Res
                  to use more cores"
             );
         }
-    } else if checker.symmetry && checker.strategy == Strategy::Bfs {
-        anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
+    } else {
+        if checker.symmetry && checker.strategy == Strategy::Bfs {
+            anyhow::bail!("--symmetry is honoured only by --strategy dfs or simulation");
+        }
+        for (flag, given) in
+            [("--rank-memory", checker.rank_memory.is_some()), ("--spill-dir", checker.spill_dir.is_some())]
+        {
+            if given {
+                anyhow::bail!("{flag} is honoured only by --distributed");
+            }
+        }
     }
     if checker.strategy != Strategy::Simulation {
         for (flag, given) in [("--seed", checker.seed.is_some()), ("--max-states", checker.max_states.is_some())] {
@@ -227,6 +236,8 @@ fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Res
         timeout: checker.timeout,
         interrupt: interrupt_flag(),
         shard: checker.shard,
+        rank_memory: checker.rank_memory,
+        spill_dir: checker.spill_dir.clone(),
         ..CheckOptions::default()
     };
     Ok((m, opts))

@@ -1,6 +1,7 @@
 //! The checker's settings: the search strategy, threads, reductions, bounds, and where and when
 //! to stop.
 
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,6 +60,12 @@ pub struct CheckOptions {
     pub progress_every: Duration,
     /// Search only this shard of the state space (depth-first only; see [`crate::engine::shard`]).
     pub shard: Option<ShardSpec>,
+    /// `--distributed`: the resident memory per rank, in bytes, at which a rank starts to keep
+    /// the breadth-first levels on disk (0: always on disk; `None`: half the memory available at
+    /// the start, shared by the ranks on the machine).
+    pub rank_memory: Option<u64>,
+    /// `--distributed`: where the levels kept on disk go (`None`: the system's temporary directory).
+    pub spill_dir: Option<PathBuf>,
 }
 
 impl Default for CheckOptions {
@@ -73,6 +80,8 @@ impl Default for CheckOptions {
             max_states: 1_000_000,
             addr: "127.0.0.1:3000".to_string(),
             timeout: None,
+            rank_memory: None,
+            spill_dir: None,
             interrupt: None,
             progress_every: Duration::from_secs(3),
             shard: None,

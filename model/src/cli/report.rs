@@ -361,6 +361,14 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
             d.largest_peak_bytes >> 20,
             d.total_peak_bytes >> 20
         )?;
+        if d.spilled_states > 0 {
+            writeln!(
+                out,
+                "levels kept on disk (past --rank-memory): {} states, {} MB written",
+                group(d.spilled_states as usize),
+                d.spilled_bytes >> 20
+            )?;
+        }
     }
     if let Some(t) = &result.tallies {
         writeln!(

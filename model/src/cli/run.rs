@@ -16,7 +16,7 @@ use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, group, CheckResult, PropertyResult, ShardInfo, Stop, Verdict, EXIT_OK};
 use super::shards::{config_key, seal, VERSION};
 use crate::engine::dfs::{paths, Engine, Found, Limits};
-use crate::engine::distributed::{self, Hooks, Progress};
+use crate::engine::distributed::{self, Disk, Hooks, Progress};
 use crate::engine::ranks::Ranks;
 use crate::engine::shard::Sharded;
 use crate::model::config::Resolved;
@@ -145,7 +145,12 @@ pub fn check_distributed<A: Spec>(
         }
         let _ = w.flush();
     };
-    let hooks = Hooks { stop: &stop, memory, progress: &mut report };
+    let budget = opts
+        .rank_memory
+        .unwrap_or_else(|| available_bytes().map_or(u64::MAX, |bytes| bytes / 2 / ranks.local().max(1) as u64));
+    let dir = opts.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let disk = Disk { budget, dir: &dir };
+    let hooks = Hooks { stop: &stop, memory, progress: &mut report, disk };
     let outcome = distributed::search(&model, ranks, limits, symmetry, hooks)?;
     let stopped = outcome.stopped.then(|| if interrupted() { Stop::Interrupted } else { Stop::Timeout });
     let finished = Finished {
@@ -303,6 +308,13 @@ fn duration_words(seconds: f64) -> String {
 /// Resident memory of this process in bytes (Linux), if known.
 pub fn resident_bytes() -> Option<u64> {
     status_kb("VmRSS:").map(|kb| kb * 1024)
+}
+
+/// The memory this machine has available for new work (Linux: `MemAvailable`), if known.
+fn available_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
 }
 
 /// A line of this process's `/proc/self/status` (Linux), in kB.

@@ -32,6 +32,8 @@
 //! on the number of ranks.
 
 use std::hash::Hash;
+use std::io;
+use std::path::Path;
 
 use stateright::{Expectation, Model};
 
@@ -39,6 +41,7 @@ use super::dfs::{is_discovery, Found, Limits};
 use super::in_place::{InPlace, Probe};
 use super::ranks::Ranks;
 use super::seen::{self, fingerprint, fingerprint_of, Fingerprint, Representative};
+use super::spill::Spill;
 use super::wire::Wire;
 
 /// States a rank expands per round.
@@ -130,8 +133,9 @@ fn table(len: usize) -> Vec<[u64; 2]> {
     slots
 }
 
-/// The states of one depth that a rank owns: those it made itself, as they are, and those
-/// other ranks sent, encoded one after another until they are expanded.
+/// The states of one depth that a rank owns, until they are expanded: those it made itself, as
+/// they are; those other ranks sent, encoded one after another; and, once the rank's memory is
+/// past its budget, any new one encoded in a [`Spill`] on disk.
 struct Level<S> {
     live: Vec<(S, u64)>,
     bytes: Vec<u8>,
@@ -139,15 +143,14 @@ struct Level<S> {
     keys: Vec<u64>,
     /// Encoded states already taken.
     taken: usize,
-}
-
-impl<S> Default for Level<S> {
-    fn default() -> Self {
-        Level { live: Vec::new(), bytes: Vec::new(), ends: Vec::new(), keys: Vec::new(), taken: 0 }
-    }
+    disk: Spill,
 }
 
 impl<S> Level<S> {
+    fn new(disk: Spill) -> Self {
+        Level { live: Vec::new(), bytes: Vec::new(), ends: Vec::new(), keys: Vec::new(), taken: 0, disk }
+    }
+
     fn push_encoded(&mut self, key: u64, bytes: &[u8]) {
         self.bytes.extend_from_slice(bytes);
         self.ends.push(self.bytes.len());
@@ -156,28 +159,40 @@ impl<S> Level<S> {
 
     /// States not yet taken.
     fn len(&self) -> usize {
-        self.live.len() + self.keys.len() - self.taken
+        self.live.len() + self.keys.len() - self.taken + self.disk.len()
     }
 
     /// Moves up to `n` states into `into` (decoding with `decode`).
-    fn take(&mut self, n: usize, into: &mut Vec<(S, u64)>, decode: impl Fn(&[u8]) -> S) {
+    fn take(&mut self, n: usize, into: &mut Vec<(S, u64)>, decode: impl Fn(&[u8]) -> S) -> io::Result<()> {
         let live = n.min(self.live.len());
         into.extend(self.live.drain(self.live.len() - live..));
         for _ in live..n {
-            let Some(&k) = self.keys.get(self.taken) else { break };
-            let start = if self.taken == 0 { 0 } else { self.ends[self.taken - 1] };
-            into.push((decode(&self.bytes[start..self.ends[self.taken]]), k));
-            self.taken += 1;
+            if let Some(&k) = self.keys.get(self.taken) {
+                let start = if self.taken == 0 { 0 } else { self.ends[self.taken - 1] };
+                into.push((decode(&self.bytes[start..self.ends[self.taken]]), k));
+                self.taken += 1;
+            } else if let Some((k, bytes)) = self.disk.next()? {
+                into.push((decode(bytes), k));
+            } else {
+                break;
+            }
         }
+        Ok(())
     }
 
-    /// Empties it, keeping its allocations (and their pages).
-    fn clear(&mut self) {
+    /// Its last state is in: what is on disk is read from the first.
+    fn seal(&mut self) -> io::Result<()> {
+        self.disk.rewind()
+    }
+
+    /// Empties it, keeping its allocations (and their pages), and its file.
+    fn clear(&mut self) -> io::Result<()> {
         self.live.clear();
         self.bytes.clear();
         self.ends.clear();
         self.keys.clear();
         self.taken = 0;
+        self.disk.clear()
     }
 }
 
@@ -198,6 +213,12 @@ pub struct Traffic {
     pub largest_peak_bytes: u64,
     /// The ranks' peak resident memory together, in bytes (0 if unknown).
     pub total_peak_bytes: u64,
+    /// States written to disk, all ranks (kept there until their level was expanded).
+    #[serde(default)]
+    pub spilled_states: u64,
+    /// Bytes written to disk, all ranks.
+    #[serde(default)]
+    pub spilled_bytes: u64,
 }
 
 /// The counts after a round, for a progress line (rank 0).
@@ -221,6 +242,19 @@ pub struct Hooks<'a> {
     pub memory: fn() -> (u64, u64),
     /// Called on rank 0 after every round.
     pub progress: &'a mut dyn FnMut(&Progress),
+    /// Where the levels go when memory runs short.
+    pub disk: Disk<'a>,
+}
+
+/// When and where a rank keeps breadth-first levels on disk.
+#[derive(Clone, Copy, Debug)]
+pub struct Disk<'a> {
+    /// The resident memory (as [`Hooks::memory`] reads it, before each round) at or past which
+    /// a rank writes the new states it keeps for the next level to disk (0: all of them;
+    /// `u64::MAX`: none).
+    pub budget: u64,
+    /// The directory of each rank's two files (unnamed: they go when the search ends).
+    pub dir: &'a Path,
 }
 
 /// A finished distributed search, as rank `rank` sees it.
@@ -260,9 +294,22 @@ where
     if properties.iter().any(|p| p.expectation == Expectation::Eventually) {
         return Err("the distributed search does not judge eventually-properties".into());
     }
+    // Each rank's two files (this level's and the next's), checked by every rank together.
+    let dir = hooks.disk.dir;
+    let files = Spill::new(dir).and_then(|a| Ok((a, Spill::new(dir)?)));
+    let mut failed = [u64::from(files.is_err())];
+    ranks.sum(&mut failed);
+    let (this, after) = match files {
+        Ok(files) if failed[0] == 0 => files,
+        Ok(_) => return Err(format!("{} cannot make files in {}", ranks_named(failed[0]), dir.display())),
+        Err(e) => return Err(format!("cannot make a file in {}: {e}", dir.display())),
+    };
+    let on_disk = |what: &str, e: io::Error| -> ! {
+        panic!("rank {me}: {what} the breadth-first level kept on disk in {}: {e}", dir.display())
+    };
     let inits = model.init_states();
     let mut table = Parents::new();
-    let mut level: Level<M::State> = Level::default();
+    let mut level: Level<M::State> = Level::new(this);
     let mut states = 0u64;
     for (i, s) in inits.iter().enumerate() {
         if me == 0 {
@@ -278,7 +325,9 @@ where
     let (mut depth, mut max_depth, mut stopped) = (1, 0, false);
     let mut actions = Vec::new();
     // Buffers kept from round to round: per rank, what is sent and what arrives.
-    let mut next: Level<M::State> = Level::default();
+    let mut next: Level<M::State> = Level::new(after);
+    let mut spilling = hooks.disk.budget == 0;
+    let mut encoded = Vec::new();
     let mut asks = vec![Vec::new(); n];
     let mut asked = vec![Vec::new(); n];
     let mut answers = vec![Vec::new(); n];
@@ -301,12 +350,14 @@ where
         }
         let mut rounds = [level.len().div_ceil(CHUNK) as u64];
         ranks.max(&mut rounds);
-        next.clear();
+        next.clear().unwrap_or_else(|e| on_disk("emptying", e));
         for _ in 0..rounds[0] {
             parents.clear();
-            level.take(CHUNK, &mut parents, |bytes| {
-                model.decode(bytes).unwrap_or_else(|e| panic!("rank {me}: a state received does not decode: {e}"))
-            });
+            level
+                .take(CHUNK, &mut parents, |bytes| {
+                    model.decode(bytes).unwrap_or_else(|e| panic!("rank {me}: a state received does not decode: {e}"))
+                })
+                .unwrap_or_else(|e| on_disk("reading", e));
             for (s, k) in &parents {
                 for (f, p) in first.iter_mut().zip(&properties) {
                     if f.is_none() && is_discovery(p, model, s) {
@@ -349,7 +400,13 @@ where
                     } else if table.insert(succ, *k) {
                         let t =
                             built.unwrap_or_else(|| model.next_state(s, a).expect("a step taken in place is a step"));
-                        next.live.push((t, succ));
+                        if spilling {
+                            encoded.clear();
+                            model.encode(&t, &mut encoded);
+                            next.disk.push(succ, &encoded).unwrap_or_else(|e| on_disk("writing", e));
+                        } else {
+                            next.live.push((t, succ));
+                        }
                     }
                 }
             }
@@ -400,12 +457,17 @@ where
                 let mut rest = &bytes[..];
                 for &succ in &expected[from] {
                     let len = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-                    next.push_encoded(succ, &rest[4..4 + len]);
+                    if spilling {
+                        next.disk.push(succ, &rest[4..4 + len]).unwrap_or_else(|e| on_disk("writing", e));
+                    } else {
+                        next.push_encoded(succ, &rest[4..4 + len]);
+                    }
                     rest = &rest[4 + len..];
                 }
                 assert!(rest.is_empty(), "rank {from} sent exactly the states asked for");
             }
             let (resident, _) = (hooks.memory)();
+            spilling = spilling || resident >= hooks.disk.budget;
             let mut now = [u64::from((hooks.stop)()), states, table.len as u64, resident];
             ranks.sum(&mut now);
             if me == 0 {
@@ -419,6 +481,7 @@ where
         // Every property decided, or a failure when asked to stop at one: over after this level.
         let mut decided: Vec<u64> = first.iter().map(|f| u64::from(f.is_some())).collect();
         ranks.max(&mut decided);
+        next.seal().unwrap_or_else(|e| on_disk("writing", e));
         std::mem::swap(&mut level, &mut next);
         depth += 1;
         let failed = properties.iter().zip(&decided).any(|(p, &d)| d == 1 && p.expectation == Expectation::Always);
@@ -427,9 +490,20 @@ where
         }
     }
     let (_, peak) = (hooks.memory)();
-    let mut totals =
-        [states, table.len as u64, traffic.fingerprints_sent, traffic.states_sent, traffic.bytes_sent, peak];
+    let spilled = [&level.disk, &next.disk];
+    let mut totals = [
+        states,
+        table.len as u64,
+        traffic.fingerprints_sent,
+        traffic.states_sent,
+        traffic.bytes_sent,
+        peak,
+        spilled.iter().map(|d| d.pushed).sum(),
+        spilled.iter().map(|d| d.bytes).sum(),
+    ];
     ranks.sum(&mut totals);
+    traffic.spilled_states = totals[6];
+    traffic.spilled_bytes = totals[7];
     let mut largest = [table.len as u64, peak];
     ranks.max(&mut largest);
     traffic.fingerprints_sent = totals[2];
@@ -500,6 +574,15 @@ type Waiting<M> = (usize, <M as Model>::Action, Option<<M as Model>::State>);
 
 /// A discovery's path: the initial state's index and the actions from it.
 type Discovery<M> = (usize, Vec<<M as Model>::Action>);
+
+/// "1 rank" or "N ranks".
+fn ranks_named(n: u64) -> String {
+    if n == 1 {
+        "1 rank".into()
+    } else {
+        format!("{n} ranks")
+    }
+}
 
 /// All-to-all, counting the bytes that leave this rank.
 fn exchange<R: Ranks + ?Sized>(ranks: &R, out: &[Vec<u8>], into: &mut [Vec<u8>], traffic: &mut Traffic) {
@@ -598,7 +681,8 @@ mod tests {
                 .into_iter()
                 .map(|r| {
                     std::thread::spawn(move || {
-                        let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {} };
+                        let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
+                        let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {}, disk };
                         search(&Counters, &r, Limits::default(), None, hooks).expect("a search")
                     })
                 })
@@ -611,6 +695,99 @@ mod tests {
             assert_eq!(first.found.get("never 22"), Some(&(1, vec![1, 1])), "{n} ranks");
             assert_eq!(first.found.get("reaches 32"), Some(&(2, vec![1, 1])), "{n} ranks");
             assert!(outcomes[1..].iter().all(|o| o.found.is_empty() && o.unique == 12));
+        }
+    }
+
+    /// Numbers below [`Tree::END`] from 0: `s` steps to `2s + 1`, `2s + 2` and `s + 1` (most
+    /// states reached more than once, levels of up to tens of thousands of states); 99,999 is
+    /// "reaches 99,999"'s example.
+    struct Tree;
+
+    impl Tree {
+        const END: u32 = 1 << 17;
+    }
+
+    impl Model for Tree {
+        type State = u32;
+        type Action = u32;
+        fn init_states(&self) -> Vec<u32> {
+            vec![0]
+        }
+        fn actions(&self, s: &u32, actions: &mut Vec<u32>) {
+            actions.extend([2 * s + 1, 2 * s + 2, s + 1].into_iter().filter(|&t| t < Self::END));
+        }
+        fn next_state(&self, _: &u32, a: u32) -> Option<u32> {
+            Some(a)
+        }
+        fn properties(&self) -> Vec<Property<Self>> {
+            vec![Property::sometimes("reaches 99,999", |_, s: &u32| *s == 99_999)]
+        }
+    }
+
+    impl InPlace for Tree {}
+
+    impl Wire for Tree {
+        fn encode(&self, s: &u32, out: &mut Vec<u8>) {
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
+            Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| format!("{} bytes", bytes.len()))?))
+        }
+    }
+
+    thread_local! {
+        /// Rounds so far on this thread: the memory a test's rank "has".
+        static ROUNDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Memory that grows by one byte a round.
+    fn growing() -> (u64, u64) {
+        let r = ROUNDS.with(|c| c.replace(c.get() + 1));
+        (r, r)
+    }
+
+    /// [`Tree`] searched on `n` ranks that write the levels to disk from round `budget` on, and
+    /// rank 0's rounds.
+    fn tree_on(n: usize, budget: u64) -> (Outcome<u32>, u64) {
+        let handles: Vec<_> = Threads::group(n)
+            .into_iter()
+            .map(|r| {
+                std::thread::spawn(move || {
+                    ROUNDS.with(|c| c.set(0));
+                    let disk = Disk { budget, dir: &std::env::temp_dir() };
+                    let hooks = Hooks { stop: &|| false, memory: growing, progress: &mut |_| {}, disk };
+                    let o = search(&Tree, &r, Limits::default(), None, hooks).expect("a search");
+                    (o, ROUNDS.with(|c| c.get()))
+                })
+            })
+            .collect();
+        let mut outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        outcomes.swap_remove(0)
+    }
+
+    #[test]
+    fn levels_on_disk_search_the_same_states() {
+        let (whole, _) = tree_on(1, u64::MAX);
+        assert_eq!(whole.unique, Tree::END as usize);
+        assert_eq!(whole.traffic.spilled_states, 0);
+        let path = whole.found.get("reaches 99,999").expect("an example").clone();
+        for n in [1, 3] {
+            // Never on disk, always, and from the middle round on (the level then partly in
+            // memory, partly on disk).
+            let half = tree_on(n, u64::MAX).1 / 2;
+            for budget in [u64::MAX, 0, half] {
+                let (o, _) = tree_on(n, budget);
+                let at = format!("{n} ranks, budget {budget}");
+                assert_eq!((o.unique, o.states, o.max_depth), (whole.unique, whole.states, whole.max_depth), "{at}");
+                assert_eq!(o.found.get("reaches 99,999").map(|p| p.1.len()), Some(path.1.len()), "{at}");
+                let spilled = o.traffic.spilled_states;
+                match budget {
+                    0 => assert_eq!(spilled, o.unique as u64 - 1, "{at}: every state but the initial one"),
+                    u64::MAX => assert_eq!(spilled, 0, "{at}"),
+                    _ => assert!(spilled > 1000 && spilled < o.unique as u64 - 1000, "{at}: {spilled}"),
+                }
+                assert_eq!(o.traffic.spilled_bytes, spilled * 16, "{at}: key, length and 4 bytes each");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ pub mod mpi;
 pub mod ranks;
 pub mod seen;
 pub mod shard;
+pub mod spill;
 pub mod wire;
 
 pub use dfs::{Engine, Limits, Root};

@@ -13,6 +13,8 @@ use super::ranks::Ranks;
 /// Every process of the MPI job (its world communicator).
 pub struct Mpi {
     world: SimpleCommunicator,
+    /// The ranks on this rank's machine.
+    local: usize,
     /// The flat send and receive buffers, kept between exchanges.
     scratch: std::cell::RefCell<(Vec<u8>, Vec<u8>)>,
 }
@@ -20,7 +22,9 @@ pub struct Mpi {
 impl Mpi {
     /// The ranks of `universe`'s world.
     pub fn world(universe: &mpi::environment::Universe) -> Self {
-        Mpi { world: universe.world(), scratch: Default::default() }
+        let world = universe.world();
+        let local = world.split_shared(world.rank()).size() as usize;
+        Mpi { world, local, scratch: Default::default() }
     }
 }
 
@@ -43,6 +47,10 @@ impl Ranks for Mpi {
 
     fn size(&self) -> usize {
         self.world.size() as usize
+    }
+
+    fn local(&self) -> usize {
+        self.local
     }
 
     fn exchange(&self, out: &[Vec<u8>], into: &mut [Vec<u8>]) {

@@ -15,6 +15,9 @@ pub trait Ranks {
     /// How many ranks there are.
     fn size(&self) -> usize;
 
+    /// How many of them share this rank's machine (its memory).
+    fn local(&self) -> usize;
+
     /// Sends `out[r]` to rank `r` (one buffer per rank, this rank's own included) and puts what
     /// rank `r` sent this one in `into[r]` (replacing its content, keeping its allocation).
     fn exchange(&self, out: &[Vec<u8>], into: &mut [Vec<u8>]);
@@ -73,6 +76,10 @@ impl Ranks for Threads {
     }
 
     fn size(&self) -> usize {
+        self.size
+    }
+
+    fn local(&self) -> usize {
         self.size
     }
 
