@@ -159,7 +159,7 @@ impl<S> Level<S> {
 
     /// States not yet taken.
     fn len(&self) -> usize {
-        self.live.len() + self.keys.len() - self.taken + self.disk.len()
+        self.live.len() + self.keys.len() - self.taken + self.disk.left()
     }
 
     /// Moves up to `n` states into `into` (decoding with `decode`).
@@ -171,7 +171,7 @@ impl<S> Level<S> {
                 let start = if self.taken == 0 { 0 } else { self.ends[self.taken - 1] };
                 into.push((decode(&self.bytes[start..self.ends[self.taken]]), k));
                 self.taken += 1;
-            } else if let Some((k, bytes)) = self.disk.next()? {
+            } else if let Some((k, bytes)) = self.disk.take()? {
                 into.push((decode(bytes), k));
             } else {
                 break;

@@ -33,7 +33,7 @@ impl Spill {
     }
 
     /// Records not yet taken (or, while writing, pushed).
-    pub fn len(&self) -> usize {
+    pub fn left(&self) -> usize {
         self.records
     }
 
@@ -63,7 +63,7 @@ impl Spill {
     }
 
     /// The next record's key and encoding (after [`Spill::rewind`]); `None` after the last.
-    pub fn next(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+    pub fn take(&mut self) -> io::Result<Option<(u64, &[u8])>> {
         if self.records == 0 {
             return Ok(None);
         }
@@ -127,14 +127,14 @@ mod tests {
             for (i, s) in states.iter().enumerate() {
                 spill.push(i as u64 * 3 + round, s).expect("pushed");
             }
-            assert_eq!(spill.len(), states.len());
+            assert_eq!(spill.left(), states.len());
             spill.rewind().expect("rewound");
             for (i, s) in states.iter().enumerate() {
-                let (k, got) = spill.next().expect("read").expect("a record");
+                let (k, got) = spill.take().expect("read").expect("a record");
                 assert_eq!((k, got), (i as u64 * 3 + round, &s[..]));
             }
-            assert!(spill.next().expect("read").is_none());
-            assert_eq!(spill.len(), 0);
+            assert!(spill.take().expect("read").is_none());
+            assert_eq!(spill.left(), 0);
             spill.clear().expect("cleared");
             assert_eq!(spill.file.metadata().expect("metadata").len(), 0, "the file is emptied");
         }
@@ -149,7 +149,7 @@ mod tests {
         spill.push(7, &[1; 100]).expect("pushed");
         spill.rewind().expect("rewound");
         spill.file.set_len(50).expect("truncated");
-        let err = spill.next().expect_err("a record cut short");
+        let err = spill.take().expect_err("a record cut short");
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
     }
 }
