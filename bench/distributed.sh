@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `model check --distributed` under mpirun (np = 1, 2) beside the single-process depth-first engine
-# (--threads 1, 2) on the reference configuration in basic mode (3 houses, complete graph, 2 jars
+# (--threads 1, 2), and np 2 with every breadth-first level kept on disk (--rank-memory 0), on the
+# reference configuration in basic mode (3 houses, complete graph, 2 jars
 # each, at most K transfers each, house 0 initiates one snapshot), all measured in this one run on
 # this machine; then a *model* of the expected scaling at N = 16 ... 1024 ranks from the measured
 # per-state costs (not a measurement: its network figures are assumptions, printed with it).
@@ -41,12 +42,13 @@ rows=$tmp/rows
 : >"$rows"
 for k in "${ks[@]}"; do
     args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties basic --initiators 0 --json)
-    for run in "single 1" "single 2" "mpi 1" "mpi 2"; do
+    for run in "single 1" "single 2" "mpi 1" "mpi 2" "disk 2"; do
         read -r kind n <<<"$run"
         if [ "$kind" = single ]; then
             cmd=("$model" "${args[@]}" --threads "$n")
         else
             cmd=(mpirun --oversubscribe --bind-to none -np "$n" "$model" "${args[@]}" --distributed)
+            [ "$kind" = mpi ] || cmd+=(--rank-memory 0)
         fi
         M_ERR=$tmp/err measure "$tmp/out" "${cmd[@]}" || die "measuring ${cmd[*]} failed"
         [ "$M_RC" = 0 ] || die "${cmd[*]} exited with $M_RC:" "$tmp/err"
@@ -67,21 +69,25 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def mb(kb): return f"{kb / 1024:,.0f}"
 print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints, states, bytes sent; largest share/mean")
 for r in rows:
-    name = f"engine, {r['n']} thread{'s' * (r['n'] > 1)}" if r["kind"] == "single" else f"--distributed, np {r['n']}"
+    name = {"single": f"engine, {r['n']} thread{'s' * (r['n'] > 1)}", "mpi": f"--distributed, np {r['n']}",
+            "disk": f"np {r['n']}, levels on disk"}[r["kind"]]
     extra = ""
-    if r["kind"] == "mpi":
+    if r["kind"] != "single":
         u = r["unique"]
         extra = (f"  {r['fingerprints_sent'] / u:.2f}, {r['states_sent'] / u:.2f}, {r['bytes_sent'] / u:.0f}; "
                  f"{r['largest_share'] * r['ranks'] / u:.3f}")
+        if r.get("spilled_states"):
+            extra += f"; on disk {r['spilled_states']:,} states, {r['spilled_bytes'] / 2**20:,.0f} MB written"
     print(f"  {r['k']:>2} {name:<22} {r['unique']:>12,} {r['wall']:>7.2f} {mb(r['mem_kb']):>8} {r['others']:>6}{extra}")
 for k in sorted({r["k"] for r in rows}):
     by = {(r["kind"], r["n"]): r for r in rows if r["k"] == k}
     uniques = {r["unique"] for r in by.values()}
     if len(uniques) != 1:
         sys.exit(f"K={k}: the runs disagree on the unique states: {sorted(uniques)}")
-    s1, s2, m1, m2 = by["single", 1], by["single", 2], by["mpi", 1], by["mpi", 2]
+    s1, s2, m1, m2, d2 = by["single", 1], by["single", 2], by["mpi", 1], by["mpi", 2], by["disk", 2]
     print(f"  K={k}: np 2 / engine 2 threads: time {m2['wall'] / s2['wall']:.2f}, memory {m2['mem_kb'] / s2['mem_kb']:.2f}; "
-          f"np 1 / engine 1 thread: time {m1['wall'] / s1['wall']:.2f}; np 1 / np 2: {m1['wall'] / m2['wall']:.2f}x")
+          f"np 1 / engine 1 thread: time {m1['wall'] / s1['wall']:.2f}; np 1 / np 2: {m1['wall'] / m2['wall']:.2f}x; "
+          f"levels on disk / in memory (np 2): time {d2['wall'] / m2['wall']:.2f}, memory {d2['mem_kb'] / m2['mem_kb']:.2f}")
 
 # The scaling model (not a measurement), from the largest K's np 1 and np 2 runs.
 k = max(r["k"] for r in rows)

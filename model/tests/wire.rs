@@ -189,6 +189,18 @@ fn states_reduced_by_symmetry_round_trip() {
         let mut m = model::<Bank>(&cfg).unwrap_or_else(|e| panic!("{e}"));
         assert!(m.enable_symmetry().expect("symmetric") > 1);
         walk(&m, 2000, false, &mut seen);
+        // Another model of the configuration (a rank that is a thread of this process) reads
+        // the states as its own: the group has one index in the process.
+        let mut other = model::<Bank>(&cfg).unwrap_or_else(|e| panic!("{e}"));
+        other.enable_symmetry().expect("symmetric");
+        let s = m.init_states().remove(0);
+        let mut bytes = Vec::new();
+        m.encode(&s, &mut bytes);
+        assert_eq!(fingerprint(&other.decode(&bytes).expect("decoded")), fingerprint(&s));
+        // A model without the symmetry refuses them (their digests would differ).
+        let plain = model::<Bank>(&cfg).unwrap_or_else(|e| panic!("{e}"));
+        let err = plain.decode(&bytes).expect_err("another group");
+        assert!(err.contains("symmetry group"), "{err}");
     }
     assert_eq!(seen.sym, seen.states, "{seen:?}");
 }

@@ -10,20 +10,6 @@ use serde::Deserialize;
 /// A `SmallVec`, as a sequence: `#[serde(with = "small")]` (the library's).
 pub mod small {
     pub use chandy_lamport::protocol::small::{deserialize, serialize};
-    use serde::{Deserialize, Deserializer};
-    use smallvec::{Array, SmallVec};
-
-    /// A `SmallVec` read from a sequence (for hand-written impls; fields use the module).
-    pub struct Small<A: Array>(pub SmallVec<A>);
-
-    impl<'de, A: Array> Deserialize<'de> for Small<A>
-    where
-        A::Item: Deserialize<'de>,
-    {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            deserialize(d).map(Small)
-        }
-    }
 }
 
 /// Runs stored flat, as read: the length of each run, then every run's items one after another

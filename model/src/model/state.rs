@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 
 use super::chans::{Chans, Packet};
 use super::ghost::Ghost;
-use super::serial::small::{self, Small};
+use super::serial::small;
 use super::serial::{shared, Prefix};
 use super::stamp::{Stamp, Stamped};
 
@@ -307,36 +307,40 @@ impl<A: Spec> StateData<A> {
     }
 }
 
-/// A state serializes as its fields in order, the budget and count arrays only as long as there
-/// are houses (beyond them they are always 0), the houses as their core states (see [`Shared`]):
-/// what the state's digest is made of is sent or recomputed, so the state read back is equal,
-/// with the same digest.
-impl<A: Spec> Serialize for StateData<A> {
+/// Everything of a state but its houses, as it goes on the wire after them (see `wire`): its
+/// fields in order, the budget and count arrays only as long as there are houses (beyond them
+/// they are always 0). What the state's digest is made of is sent or recomputed (a house's hash
+/// from its core state), so the state read back is equal, with the same digest.
+pub struct Rest<'a, A: Spec>(pub &'a StateData<A>);
+
+impl<A: Spec> Serialize for Rest<'_, A> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.procs.len();
-        let (budget, sent) = (&self.budget[..n], &self.sent[..n]);
-        (&self.procs[..], &self.chans, budget, sent, &self.refused, &self.ghost, &self.history, self.sym, &self.ckpt)
-            .serialize(s)
+        let d = self.0;
+        let n = d.procs.len();
+        (&d.chans, &d.budget[..n], &d.sent[..n], &d.refused, &d.ghost, &d.history, d.sym, &d.ckpt).serialize(s)
     }
 }
 
-impl<'de, A: Spec> Deserialize<'de> for StateData<A> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        #[allow(clippy::type_complexity)]
-        let (Small(procs), chans, budget, sent, refused, ghost, history, sym, ckpt): (
-            Small<[Shared<A>; 4]>,
-            Chans<A::Msg>,
-            Prefix<MAX_HOUSES>,
-            Prefix<MAX_HOUSES>,
-            Option<Box<str>>,
-            Option<Box<Ghost<A::Msg>>>,
-            Option<Box<History<A>>>,
-            u16,
-            Option<Box<Checkpoints<A>>>,
-        ) = Deserialize::deserialize(d)?;
+/// [`Rest`] as read back: a state once its houses are given ([`RestData::with`]).
+#[derive(Deserialize)]
+#[serde(bound = "")]
+pub struct RestData<A: Spec>(
+    Chans<A::Msg>,
+    Prefix<MAX_HOUSES>,
+    Prefix<MAX_HOUSES>,
+    Option<Box<str>>,
+    Option<Box<Ghost<A::Msg>>>,
+    Option<Box<History<A>>>,
+    u16,
+    Option<Box<Checkpoints<A>>>,
+);
+
+impl<A: Spec> RestData<A> {
+    /// The state with houses `procs`; an error if the budgets and counts are not one per house.
+    pub fn with(self, procs: SmallVec<[Shared<A>; 4]>) -> Result<StateData<A>, String> {
+        let RestData(chans, budget, sent, refused, ghost, history, sym, ckpt) = self;
         if budget.len != procs.len() || sent.len != procs.len() {
-            return Err(D::Error::custom("the budgets or counts sent are not one per house"));
+            return Err("the budgets or counts sent are not one per house".into());
         }
         let (budget, sent) = (budget.bytes, sent.bytes);
         Ok(StateData { procs, chans, budget, sent, refused, ghost, history, sym, ckpt })

@@ -153,7 +153,7 @@ pub struct ChandyLamport<A: Spec> {
     /// first (with BFS, shortest) path found is the one kept.
     latches: Arc<Vec<AtomicBool>>,
     /// The registered symmetry group, once symmetry reduction is on.
-    sym: u16,
+    pub(crate) sym: u16,
     /// Barrier algorithms: every way the failure-free run (the application alone, no
     /// snapshots, crashes or declines) can end quiet, as the houses' states; `None` with
     /// Chandy–Lamport, or if that run has more than [`QUIET_STATES`] states.
@@ -161,9 +161,12 @@ pub struct ChandyLamport<A: Spec> {
     /// Barrier algorithms: for each checkpoint stored so far, whether every quiet end its
     /// failure-free continuation reaches is one of [`ChandyLamport::expected`].
     recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
-    /// Houses of states decoded from other processes (see `wire`), by hash: a decoded house
-    /// equal to one seen before is shared with it, as a house a step left unchanged is.
-    pub(crate) decoded: Mutex<Vec<Option<Shared<A>>>>,
+    /// Houses of states decoded from other processes (see `wire`), with their encodings, by a
+    /// hash of the encoding: a house read again is shared, as a house a step left unchanged is.
+    pub(crate) decoded: super::wire::Houses<A>,
+    /// Houses of states encoded for other processes (see `wire`), with their encodings, by
+    /// the house's hash.
+    pub(crate) encoded: super::wire::Houses<A>,
     /// Barrier algorithms: what the steps taken so far did (see [`Tallies`]).
     tallies: [AtomicU64; 5],
     /// This model's number among those of the process: whose houses' steps a thread's
@@ -226,6 +229,7 @@ impl<A: Spec> ChandyLamport<A> {
             expected,
             recovers,
             decoded: Mutex::new(Vec::new()),
+            encoded: Mutex::new(Vec::new()),
             tallies,
             id: {
                 static MODELS: AtomicU64 = AtomicU64::new(0);

@@ -1,37 +1,97 @@
-//! The model's states on the wire ([`Wire`]): bincode of the state's serde form (see
-//! `StateData`'s `Serialize`), with variable-width integers. A state read back is equal to the one
-//! written, with the same digest and fingerprint: every house's hash is recomputed from its core
-//! state, everything else the digest is made of is sent. Its houses are new (shared with no
-//! other state), which the model's steps do not mind: the step memo (`memo`) compares houses by
-//! content (the same address is only a shortcut).
+//! The model's states on the wire ([`Wire`]): the number of houses (a byte); each house's core
+//! state, bincode, after its length (4 bytes, little-endian); then the rest of the state
+//! ([`Rest`]), bincode. Bincode with variable-width integers: a state of the K=2 basic
+//! configuration takes about 120 bytes. A state read back is equal to the one written, with the
+//! same digest and fingerprint: every house's hash is recomputed from its core state (or taken
+//! from an equal house read before), everything else the digest is made of is sent.
+//!
+//! Houses repeat: a step changes one house, and the states that travel share few distinct
+//! houses. So a house is decoded once: the model keeps the houses it has read, by their bytes
+//! (`decoded`, a table indexed by a hash of the bytes), and a house whose bytes equal one read
+//! before is that house, shared (and the step memo knows it by its address), neither decoded
+//! nor hashed again. Likewise a house is encoded once: the model keeps the houses it has
+//! written with their bytes (`encoded`, by the house's hash), and an equal house is those bytes.
+
+use std::hash::Hasher;
 
 use bincode::Options;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Algorithm;
+use smallvec::SmallVec;
 
 use super::config::Mode;
-use super::state::{State, StateData};
+use super::state::{Core, Rest, RestData, Shared, State, StateData};
 use super::system::ChandyLamport;
 use crate::engine::Wire;
 
-/// Bincode's options: variable-width integers (most are small: a state of the K=2 basic
-/// configuration takes about 110 bytes, against 360 with fixed-width ones, and encodes and decodes
-/// about as fast), no limit but the input's end, and no bytes left over.
+/// Bincode's options: variable-width integers (most are small: against fixed-width ones a
+/// third of the bytes, and as fast), no limit but the input's end, and no bytes left over.
 fn options() -> impl Options {
     bincode::DefaultOptions::new().with_varint_encoding().reject_trailing_bytes()
 }
 
 impl<A: Spec> Wire for ChandyLamport<A> {
     fn encode(&self, state: &State<A>, out: &mut Vec<u8>) {
-        options().serialize_into(out, &*state.0).expect("a state always serializes (into memory)");
+        let data = &*state.0;
+        out.push(u8::try_from(data.procs.len()).expect("at most 255 houses"));
+        let mut table = self.encoded.lock().unwrap_or_else(|e| e.into_inner());
+        if table.is_empty() {
+            table.resize_with(1 << HOUSE_BITS, || None);
+        }
+        for house in &data.procs {
+            let slot = &mut table[(house.hash_word() >> (64 - HOUSE_BITS)) as usize];
+            match slot {
+                Some((known, bytes)) if known == house => {
+                    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                    out.extend_from_slice(bytes);
+                }
+                _ => {
+                    let at = out.len();
+                    out.extend_from_slice(&[0; 4]);
+                    options().serialize_into(&mut *out, &**house).expect("a house always serializes (into memory)");
+                    let len = u32::try_from(out.len() - at - 4).expect("a house's encoding is under 4 GiB");
+                    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                    *slot = Some((house.clone(), out[at + 4..].into()));
+                }
+            }
+        }
+        drop(table);
+        options().serialize_into(out, &Rest(data)).expect("a state always serializes (into memory)");
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<State<A>, String> {
-        let data: StateData<A> = options().deserialize(bytes).map_err(|e| format!("not a state: {e}"))?;
+        let not = |e: String| format!("not a state: {e}");
+        let (&houses, mut rest) = bytes.split_first().ok_or_else(|| not("no bytes".into()))?;
+        if usize::from(houses) != self.cfg.topology.len() {
+            return Err(format!("not a state of this model: {houses} houses, not {}", self.cfg.topology.len()));
+        }
+        let mut procs = SmallVec::new();
+        {
+            let mut table = self.decoded.lock().unwrap_or_else(|e| e.into_inner());
+            if table.is_empty() {
+                table.resize_with(1 << HOUSE_BITS, || None);
+            }
+            for _ in 0..houses {
+                let len = rest.get(..4).ok_or_else(|| not("it ends inside a house".into()))?;
+                let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+                let house = rest.get(4..4 + len).ok_or_else(|| not("it ends inside a house".into()))?;
+                rest = &rest[4 + len..];
+                let slot = &mut table[slot_of(house)];
+                match slot {
+                    Some((shared, known)) if **known == *house => procs.push(shared.clone()),
+                    _ => {
+                        let core: Core<A> = options().deserialize(house).map_err(|e| not(e.to_string()))?;
+                        let shared = Shared::new(core);
+                        *slot = Some((shared.clone(), house.into()));
+                        procs.push(shared);
+                    }
+                }
+            }
+        }
+        let data: RestData<A> = options().deserialize(rest).map_err(|e| not(e.to_string()))?;
+        let data = data.with(procs).map_err(not)?;
         self.fits(&data)?;
-        let mut state = State(Box::new(data));
-        self.share_houses(&mut state);
-        Ok(state)
+        Ok(State(Box::new(data)))
     }
 
     /// The [`Tallies`](super::system::Tallies) of the steps taken, in their field order.
@@ -44,26 +104,21 @@ impl<A: Spec> Wire for ChandyLamport<A> {
     }
 }
 
-/// Slots of the table of decoded houses: `1 << HOUSE_BITS`.
+/// Houses with their encodings, in slots (`1 << HOUSE_BITS` once used): those a model has
+/// read, by a hash of their bytes, and those it has written, by the house's hash.
+pub(crate) type Houses<A> = std::sync::Mutex<Vec<Option<(Shared<A>, Box<[u8]>)>>>;
+
+/// Slots of the tables of houses read and written: `1 << HOUSE_BITS`.
 const HOUSE_BITS: u32 = 16;
 
-impl<A: Spec> ChandyLamport<A> {
-    /// Replaces each house of `state` by an equal one decoded before, if the table has it
-    /// (then the house is shared, and the step memo knows it by its address); else remembers it.
-    fn share_houses(&self, state: &mut State<A>) {
-        let mut table = self.decoded.lock().unwrap_or_else(|e| e.into_inner());
-        if table.is_empty() {
-            table.resize(1 << HOUSE_BITS, None);
-        }
-        for house in state.procs.iter_mut() {
-            let slot = (house.hash_word() >> (64 - HOUSE_BITS)) as usize;
-            match &table[slot] {
-                Some(known) if known == house => *house = known.clone(),
-                _ => table[slot] = Some(house.clone()),
-            }
-        }
-    }
+/// The slot of the house encoded as `bytes`.
+fn slot_of(bytes: &[u8]) -> usize {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(bytes);
+    (h.finish() >> (64 - HOUSE_BITS)) as usize
+}
 
+impl<A: Spec> ChandyLamport<A> {
     /// Whether `data`, as read, has this model's shape: its houses in order, its channels, and
     /// the mode's and algorithm's parts (a state of another configuration is refused, not
     /// stepped).
@@ -84,6 +139,13 @@ impl<A: Spec> ChandyLamport<A> {
             ("history", data.history.is_some(), self.cfg.mode == Mode::Literal),
             ("checkpoints", data.ckpt.is_some(), self.cfg.algorithm != Algorithm::ChandyLamport),
         ];
+        if data.sym != self.sym {
+            return Err(format!(
+                "not a state of this model: symmetry group {}, not {} (a process that registered its groups in \
+                 another order)",
+                data.sym, self.sym
+            ));
+        }
         match parts.iter().find(|(_, has, wants)| has != wants) {
             Some((part, has, _)) => {
                 Err(format!("not a state of this model: {} {part}", if *has { "unexpected" } else { "no" }))

@@ -142,9 +142,15 @@ fn registry() -> &'static RwLock<Vec<Arc<Group>>> {
     REGISTRY.get_or_init(|| RwLock::new(Vec::new()))
 }
 
-/// Registers `group`; states carrying the returned index use it in [`representative`].
+/// Registers `group`; states carrying the returned index use it in [`representative`]. An
+/// equal group registered before keeps its index: models of one configuration in one process
+/// (a distributed search's ranks as threads) give their states the same index, so the same
+/// state has the same digest whichever of them made it.
 pub fn register(group: Group) -> u16 {
     let mut groups = registry().write().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = groups.iter().position(|g| **g == group) {
+        return i as u16 + 1;
+    }
     groups.push(Arc::new(group));
     groups.len() as u16
 }
