@@ -154,3 +154,83 @@ impl<A: Spec> ChandyLamport<A> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::config::Config;
+    use chandy_lamport::apps::bank::Bank;
+    use stateright::Model;
+
+    /// The default configuration's initial state and its successors (basic mode).
+    fn states() -> (ChandyLamport<Bank>, Vec<State<Bank>>) {
+        let cfg = Config { mode: Mode::Basic, ..Config::default() };
+        let m = ChandyLamport::<Bank>::new(cfg.resolve().expect("valid"));
+        let init = m.init_states().remove(0);
+        let mut actions = Vec::new();
+        m.actions(&init, &mut actions);
+        let mut states: Vec<State<Bank>> = actions.drain(..).filter_map(|a| m.next_state(&init, a)).collect();
+        states.insert(0, init);
+        (m, states)
+    }
+
+    fn used(table: &Houses<Bank>) -> usize {
+        table.lock().unwrap().iter().filter(|s| s.is_some()).count()
+    }
+
+    #[test]
+    fn a_house_read_again_is_the_house_read_before() {
+        let (m, states) = states();
+        let mut bytes = Vec::new();
+        m.encode(&states[0], &mut bytes);
+        let (one, two) = (m.decode(&bytes).expect("a state"), m.decode(&bytes).expect("a state"));
+        assert_eq!(one, states[0]);
+        // Three distinct houses, each in its own slot, each shared by the two states read.
+        let distinct: std::collections::HashSet<_> = states[0].procs.iter().map(|h| h.hash_word()).collect();
+        assert_eq!(distinct.len(), 3);
+        assert_eq!(used(&m.decoded), 3);
+        assert!(one.procs.iter().zip(&two.procs).all(|(a, b)| a.same(b)));
+        // A successor changed one house: two of its houses are those read before.
+        bytes.clear();
+        m.encode(&states[1], &mut bytes);
+        let next = m.decode(&bytes).expect("a state");
+        assert_eq!(next, states[1]);
+        assert_eq!(next.procs.iter().filter(|h| one.procs.iter().any(|o| o.same(h))).count(), 2);
+        assert_eq!(used(&m.decoded), 4);
+    }
+
+    #[test]
+    fn budgets_and_counts_are_one_per_house() {
+        let (m, states) = states();
+        let d = &*states[0].0;
+        let rest = |budgets: usize, counts: usize| {
+            let fields =
+                (&d.chans, &d.budget[..budgets], &d.sent[..counts], &d.refused, &d.ghost, &d.history, d.sym, &d.ckpt);
+            let bytes = options().serialize(&fields).expect("serialized");
+            options().deserialize::<RestData<Bank>>(&bytes).expect("read").with(d.procs.clone())
+        };
+        assert_eq!(rest(3, 3).expect("one each"), *d);
+        for (budgets, counts) in [(2, 3), (3, 2), (2, 2)] {
+            let err = rest(budgets, counts).expect_err("not one each");
+            assert!(err.contains("not one per house"), "{err}");
+        }
+        drop(m);
+    }
+
+    #[test]
+    fn a_house_written_again_is_the_same_bytes() {
+        let (m, states) = states();
+        let mut first = Vec::new();
+        for s in &states {
+            let at = first.len();
+            m.encode(s, &mut first);
+            // Each state decodes alone from its own bytes.
+            assert_eq!(&m.decode(&first[at..]).expect("a state"), s);
+        }
+        assert!(used(&m.encoded) >= 3);
+        // Written again (the houses now known): the same bytes.
+        let mut again = Vec::new();
+        states.iter().for_each(|s| m.encode(s, &mut again));
+        assert_eq!(first, again);
+    }
+}

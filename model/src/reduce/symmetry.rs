@@ -236,3 +236,21 @@ pub fn representative<A: Spec>(state: &State<A>) -> State<A> {
     }
     best.map_or_else(|| state.clone(), |(_, s)| s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::config::Config;
+
+    #[test]
+    fn an_equal_group_keeps_its_index() {
+        let group = |procs| Group::of(&Config { procs: Some(procs), ..Config::default() }.resolve().expect("valid"));
+        let (three, four) = (group(3), group(4));
+        assert_ne!(three, four);
+        let (i3, i4) = (register(three.clone()), register(four.clone()));
+        assert!(i3 > 0 && i4 > 0 && i3 != i4, "{i3} {i4}");
+        assert_eq!((register(three.clone()), register(four.clone())), (i3, i4));
+        let groups = registry().read().unwrap();
+        assert_eq!((&*groups[usize::from(i3) - 1], &*groups[usize::from(i4) - 1]), (&three, &four));
+    }
+}
