@@ -123,6 +123,12 @@ mod tests {
         let states: Vec<Vec<u8>> = (0..3000u32)
             .map(|i| (0..(i * 37 % 1500) + if i == 1000 { BUFFER as u32 } else { 0 }).map(|b| b as u8).collect())
             .collect();
+        // Small records wait in the buffer: the file is written a buffer at a time.
+        spill.push(1, &[1; 100]).expect("pushed");
+        assert_eq!(spill.file.metadata().expect("metadata").len(), 0);
+        spill.clear().expect("cleared");
+        spill.pushed = 0;
+        spill.bytes = 0;
         for round in 0..2 {
             for (i, s) in states.iter().enumerate() {
                 spill.push(i as u64 * 3 + round, s).expect("pushed");
