@@ -23,7 +23,7 @@ use super::ghost::Ghost;
 use super::memo::{self, Input};
 use super::names;
 use super::stamp::{Stamp, Stamped};
-use super::state::{Cart, Checkpoints, Core, History, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
+use super::state::{Cart, Checkpoints, Core, History, Houses, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
 
 /// One step of the model; `M` and `S` are the application's messages and internal steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,10 +163,10 @@ pub struct ChandyLamport<A: Spec> {
     recovers: Mutex<HashMap<Arc<Stored<A>>, bool>>,
     /// Houses of states decoded from other processes (see `wire`), with their encodings, by a
     /// hash of the encoding: a house read again is shared, as a house a step left unchanged is.
-    pub(crate) decoded: super::wire::Houses<A>,
+    pub(crate) decoded: Houses<A>,
     /// Houses of states encoded for other processes (see `wire`), with their encodings, by
     /// the house's hash.
-    pub(crate) encoded: super::wire::Houses<A>,
+    pub(crate) encoded: Houses<A>,
     /// Barrier algorithms: what the steps taken so far did (see [`Tallies`]).
     tallies: [AtomicU64; 5],
     /// This model's number among those of the process: whose houses' steps a thread's

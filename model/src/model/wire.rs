@@ -20,6 +20,8 @@ use chandy_lamport::Algorithm;
 use smallvec::SmallVec;
 
 use super::config::Mode;
+#[cfg(test)]
+use super::state::Houses;
 use super::state::{Core, Rest, RestData, Shared, State, StateData};
 use super::system::ChandyLamport;
 use crate::engine::Wire;
@@ -103,10 +105,6 @@ impl<A: Spec> Wire for ChandyLamport<A> {
         self.set_tally_counts(counters);
     }
 }
-
-/// Houses with their encodings, in slots (`1 << HOUSE_BITS` once used): those a model has
-/// read, by a hash of their bytes, and those it has written, by the house's hash.
-pub(crate) type Houses<A> = std::sync::Mutex<Vec<Option<(Shared<A>, Box<[u8]>)>>>;
 
 /// Slots of the tables of houses read and written: `1 << HOUSE_BITS`.
 const HOUSE_BITS: u32 = 16;
