@@ -78,26 +78,19 @@ impl Spill {
         Ok(Some((key, &self.buf[start..start + len])))
     }
 
-    /// Reads until `need` bytes from `at` are in the buffer.
+    /// Reads until `need` bytes from `at` are in the buffer (a buffer's worth, or up to the
+    /// file's end, at a time).
     fn fill(&mut self, need: usize) -> io::Result<()> {
         if self.buf.len() - self.at >= need {
             return Ok(());
         }
         self.buf.drain(..self.at);
         self.at = 0;
-        let mut have = self.buf.len();
-        self.buf.resize(need.max(BUFFER), 0);
-        while have < need {
-            match self.file.read(&mut self.buf[have..]) {
-                Ok(0) => {
-                    return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the spill file ends inside a record"))
-                }
-                Ok(n) => have += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        let want = need.max(BUFFER) - self.buf.len();
+        (&self.file).take(want as u64).read_to_end(&mut self.buf)?;
+        if self.buf.len() < need {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the spill file ends inside a record"));
         }
-        self.buf.truncate(have);
         Ok(())
     }
 
