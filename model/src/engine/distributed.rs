@@ -42,7 +42,7 @@ use super::in_place::{InPlace, Probe};
 use super::ranks::Ranks;
 use super::seen::{self, fingerprint, fingerprint_of, Fingerprint, Representative};
 use super::spill::Spill;
-use super::wire::Wire;
+use super::wire::{framed, Wire};
 
 /// States a rank expands per round.
 pub const CHUNK: usize = 4096;
@@ -442,12 +442,7 @@ where
                     let t = built.unwrap_or_else(|| {
                         model.next_state(&parents[j].0, a).expect("a step taken in place is a step")
                     });
-                    let buf = &mut out[to];
-                    let at = buf.len();
-                    buf.extend_from_slice(&[0; 4]);
-                    model.encode(&t, buf);
-                    let len = u32::try_from(buf.len() - at - 4).expect("a state's encoding is under 4 GiB");
-                    buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                    framed(&mut out[to], |buf| model.encode(&t, buf));
                     traffic.states_sent += 1;
                 }
             }

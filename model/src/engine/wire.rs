@@ -23,3 +23,13 @@ pub trait Wire: Model {
     /// Sets the counters (to the ranks' sum, after a distributed search).
     fn set_counters(&self, _counters: &[u64]) {}
 }
+
+/// Appends what `write` appends to `out`, after its length (4 bytes, little-endian): one frame
+/// of a buffer of encodings.
+pub fn framed(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    write(out);
+    let len = u32::try_from(out.len() - at - 4).expect("an encoding of under 4 GiB");
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}

@@ -126,7 +126,10 @@ impl<A: Spec> std::fmt::Debug for Shared<A> {
 /// Houses with their encodings, in slots (`1 << HOUSE_BITS` once used, see `wire`): those a
 /// model has read from other processes, by a hash of their bytes, and those it has written, by
 /// the house's hash.
-pub(crate) type Houses<A> = std::sync::Mutex<Vec<Option<(Shared<A>, Box<[u8]>)>>>;
+pub(crate) type Houses<A> = std::sync::Mutex<HouseSlots<A>>;
+
+/// The slots of [`Houses`].
+pub(crate) type HouseSlots<A> = Vec<Option<(Shared<A>, Box<[u8]>)>>;
 
 /// The recorded history, in literal mode.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -20,10 +20,9 @@ use chandy_lamport::Algorithm;
 use smallvec::SmallVec;
 
 use super::config::Mode;
-#[cfg(test)]
-use super::state::Houses;
-use super::state::{Core, Rest, RestData, Shared, State, StateData};
+use super::state::{Core, HouseSlots, Houses, Rest, RestData, Shared, State, StateData};
 use super::system::ChandyLamport;
+use crate::engine::wire::framed;
 use crate::engine::Wire;
 
 /// Bincode's options: variable-width integers (most are small: against fixed-width ones a
@@ -36,10 +35,7 @@ impl<A: Spec> Wire for ChandyLamport<A> {
     fn encode(&self, state: &State<A>, out: &mut Vec<u8>) {
         let data = &*state.0;
         out.push(u8::try_from(data.procs.len()).expect("at most 255 houses"));
-        let mut table = self.encoded.lock().unwrap_or_else(|e| e.into_inner());
-        if table.is_empty() {
-            table.resize_with(1 << HOUSE_BITS, || None);
-        }
+        let mut table = slots(&self.encoded);
         for house in &data.procs {
             let slot = &mut table[(house.hash_word() >> (64 - HOUSE_BITS)) as usize];
             match slot {
@@ -48,12 +44,11 @@ impl<A: Spec> Wire for ChandyLamport<A> {
                     out.extend_from_slice(bytes);
                 }
                 _ => {
-                    let at = out.len();
-                    out.extend_from_slice(&[0; 4]);
-                    options().serialize_into(&mut *out, &**house).expect("a house always serializes (into memory)");
-                    let len = u32::try_from(out.len() - at - 4).expect("a house's encoding is under 4 GiB");
-                    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-                    *slot = Some((house.clone(), out[at + 4..].into()));
+                    let at = out.len() + 4;
+                    framed(out, |out| {
+                        options().serialize_into(out, &**house).expect("a house always serializes (into memory)")
+                    });
+                    *slot = Some((house.clone(), out[at..].into()));
                 }
             }
         }
@@ -69,10 +64,7 @@ impl<A: Spec> Wire for ChandyLamport<A> {
         }
         let mut procs = SmallVec::new();
         {
-            let mut table = self.decoded.lock().unwrap_or_else(|e| e.into_inner());
-            if table.is_empty() {
-                table.resize_with(1 << HOUSE_BITS, || None);
-            }
+            let mut table = slots(&self.decoded);
             for _ in 0..houses {
                 let len = rest.get(..4).ok_or_else(|| not("it ends inside a house".into()))?;
                 let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
@@ -108,6 +100,15 @@ impl<A: Spec> Wire for ChandyLamport<A> {
 
 /// Slots of the tables of houses read and written: `1 << HOUSE_BITS`.
 const HOUSE_BITS: u32 = 16;
+
+/// The slots of `houses`, locked (made on first use).
+fn slots<A: Spec>(houses: &Houses<A>) -> std::sync::MutexGuard<'_, HouseSlots<A>> {
+    let mut table = houses.lock().unwrap_or_else(|e| e.into_inner());
+    if table.is_empty() {
+        table.resize_with(1 << HOUSE_BITS, || None);
+    }
+    table
+}
 
 /// The slot of the house encoded as `bytes`.
 fn slot_of(bytes: &[u8]) -> usize {
