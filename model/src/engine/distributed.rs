@@ -1,17 +1,26 @@
 //! One exhaustive search across many processes (`model check --distributed`): the states are
 //! partitioned, not the paths. Every state has one owner, the rank its fingerprint maps to
-//! ([`owner`]); a rank expands only the states it owns, and sends each successor's fingerprint to
-//! the successor's owner, which alone decides whether it is new (its seen set holds exactly the
-//! fingerprints it owns). So every state is searched once, by its owner, whatever the number of
-//! ranks: the unique-state count is that of a single search.
+//! ([`owner`]), which alone decides whether it is new: its seen set holds exactly the
+//! fingerprints it owns, each with its parent's. A rank sends each successor's fingerprint to the
+//! successor's owner, which answers new or seen; exactly one of the ranks that reach a state is
+//! told it is new (the first asked), and that rank expands it. So every state is searched once,
+//! whatever the number of ranks: the unique-state count is that of a single search.
+//!
+//! **Where a state is expanded.** The owner decides, but the state itself stays with the rank
+//! that made it: only its fingerprint (8 bytes, and the parent's) travels, never the state, so
+//! a step costs a rank the same wherever its successor's owner is, but for those 17 bytes. The
+//! levels are then evened out: before a level is expanded, the ranks over the level's mean
+//! (rounded up) send their excess to those under it ([`even_out`]), encoded ([`Wire`]). The
+//! owners take the ranks' questions in an order that turns with the rounds, so no rank is
+//! favoured and the moves are a small part of the level (see `bench/distributed.sh`).
 //!
 //! **Level-synchronous breadth-first search.** The ranks expand the states at depth `d` together,
 //! in *rounds* of at most [`CHUNK`] states each (every rank takes part in every round, with an
-//! empty chunk once its own are done: the number of rounds is the largest over the ranks). A round
-//! has three all-to-all exchanges: the successors' fingerprints (with their parents'), each to its
-//! owner, which inserts it and answers new or seen; the answers; then the new successors' states,
-//! encoded ([`Wire`]), which their owners keep for depth `d + 1`. Only new successors travel in
-//! full, and the buffers of a round hold at most [`CHUNK`] states' successors.
+//! empty chunk once its own are done: the number of rounds is the largest share's). A round has
+//! two all-to-all exchanges: the successors' fingerprints (with their parents'), each to its
+//! owner, which inserts it; then the owners' answers, new or seen. The new successors stay where
+//! they were made, for depth `d + 1`, and the buffers of a round hold at most [`CHUNK`] states'
+//! successors' fingerprints.
 //!
 //! **Termination** needs no detection protocol: each exchange is collective and returns only
 //! once every rank's buffers for it are delivered, so when a level's last round ends nothing is
@@ -46,6 +55,10 @@ use super::wire::{framed, Wire};
 
 /// States a rank expands per round.
 pub const CHUNK: usize = 4096;
+
+/// The most states the moves that even out a level bring into one rank (kept in memory, encoded,
+/// whether or not the rank's level is on disk: at most about 8 MB at 116 bytes a state).
+pub const MOVE_CAP: u64 = 16 * CHUNK as u64;
 
 /// The rank that owns fingerprint `fp` among `ranks` (its high bits; the seen set's slots use
 /// the low ones).
@@ -133,9 +146,9 @@ fn table(len: usize) -> Vec<[u64; 2]> {
     slots
 }
 
-/// The states of one depth that a rank owns, until they are expanded: those it made itself, as
-/// they are; those other ranks sent, encoded one after another; and, once the rank's memory is
-/// past its budget, any new one encoded in a [`Spill`] on disk.
+/// The states of one depth that a rank is to expand: those it made itself, as they are; those
+/// other ranks sent it to even out the level, encoded one after another; and, once the rank's
+/// memory is past its budget, any new one it made encoded in a [`Spill`] on disk.
 struct Level<S> {
     live: Vec<(S, u64)>,
     bytes: Vec<u8>,
@@ -203,12 +216,16 @@ pub struct Traffic {
     pub ranks: usize,
     /// Successors' fingerprints sent to another rank (their owner).
     pub fingerprints_sent: u64,
-    /// New successors' states sent to another rank.
+    /// States sent to another rank to even out a level (every other state is expanded by the
+    /// rank that made it).
     pub states_sent: u64,
     /// Bytes sent to other ranks (fingerprints, answers, states).
     pub bytes_sent: u64,
     /// The most unique states one rank owns.
     pub largest_share: u64,
+    /// The most states one rank expanded.
+    #[serde(default)]
+    pub largest_expanded: u64,
     /// The largest peak resident memory of one rank, in bytes (0 if unknown).
     pub largest_peak_bytes: u64,
     /// The ranks' peak resident memory together, in bytes (0 if unknown).
@@ -321,8 +338,11 @@ where
         }
     }
     let mut first: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
+    // Properties some rank has found (as of the last round).
+    let mut known = vec![false; properties.len()];
     let mut traffic = Traffic { ranks: n, ..Traffic::default() };
     let (mut depth, mut max_depth, mut stopped) = (1, 0, false);
+    let (mut round, mut expanded) = (0usize, 0u64);
     let mut actions = Vec::new();
     // Buffers kept from round to round: per rank, what is sent and what arrives.
     let mut next: Level<M::State> = Level::new(after);
@@ -334,33 +354,68 @@ where
     let mut answered = vec![Vec::new(); n];
     let mut out = vec![Vec::new(); n];
     let mut arrived = vec![Vec::new(); n];
-    let mut expected: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut pending: Vec<Vec<Waiting<M>>> = (0..n).map(|_| Vec::new()).collect();
     let mut parents: Vec<(M::State, u64)> = Vec::new();
     let mut successors: Vec<(M::Action, Option<M::State>, u64)> = Vec::new();
+    let decode = |bytes: &[u8]| {
+        model.decode(bytes).unwrap_or_else(|e| panic!("rank {me}: a state received does not decode: {e}"))
+    };
     'search: loop {
-        let mut total = [level.len() as u64];
-        ranks.sum(&mut total);
-        if total[0] == 0 {
+        let mut counts = vec![0; n];
+        counts[me] = level.len() as u64;
+        ranks.sum(&mut counts);
+        if counts.iter().sum::<u64>() == 0 {
             break;
         }
         max_depth = depth;
         if limits.target_max_depth.is_some_and(|t| depth >= t) {
             break;
         }
-        let mut rounds = [level.len().div_ceil(CHUNK) as u64];
-        ranks.max(&mut rounds);
+        // The level evened out: ranks over their share send states to ranks under it, at most
+        // CHUNK states from a rank per exchange.
+        let moves = even_out(&counts, MOVE_CAP);
+        let mut given = vec![0u64; n];
+        for &(from, to, k) in &moves {
+            given[from] += k;
+            counts[from] -= k;
+            counts[to] += k;
+        }
+        let mut give: Vec<(usize, u64)> = moves.iter().filter(|m| m.0 == me).map(|m| (m.1, m.2)).collect();
+        for _ in 0..given.iter().max().map_or(0, |g| g.div_ceil(CHUNK as u64)) {
+            out.iter_mut().for_each(Vec::clear);
+            let want = give.iter().map(|g| g.1).sum::<u64>().min(CHUNK as u64) as usize;
+            level.take(want, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
+            let mut moving = parents.drain(..);
+            for (to, left) in &mut give {
+                for (t, k) in moving.by_ref().take(*left as usize) {
+                    out[*to].extend_from_slice(&k.to_le_bytes());
+                    framed(&mut out[*to], |buf| model.encode(&t, buf));
+                    *left -= 1;
+                    traffic.states_sent += 1;
+                }
+            }
+            assert!(moving.next().is_none(), "rank {me} sends every state it takes to move");
+            drop(moving);
+            exchange(ranks, &out, &mut arrived, &mut traffic);
+            for bytes in &arrived {
+                let mut rest = &bytes[..];
+                while !rest.is_empty() {
+                    let k = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
+                    let len = u32::from_le_bytes(rest[8..12].try_into().expect("4 bytes")) as usize;
+                    level.push_encoded(k, &rest[12..12 + len]);
+                    rest = &rest[12 + len..];
+                }
+            }
+        }
+        assert_eq!(level.len() as u64, counts[me], "rank {me} holds its share of the level");
         next.clear().unwrap_or_else(|e| on_disk("emptying", e));
-        for _ in 0..rounds[0] {
-            parents.clear();
-            level
-                .take(CHUNK, &mut parents, |bytes| {
-                    model.decode(bytes).unwrap_or_else(|e| panic!("rank {me}: a state received does not decode: {e}"))
-                })
-                .unwrap_or_else(|e| on_disk("reading", e));
+        for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(CHUNK as u64)) {
+            round += 1;
+            level.take(CHUNK, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
+            expanded += parents.len() as u64;
             for (s, k) in &parents {
-                for (f, p) in first.iter_mut().zip(&properties) {
-                    if f.is_none() && is_discovery(p, model, s) {
+                for ((f, p), &elsewhere) in first.iter_mut().zip(&properties).zip(&known) {
+                    if f.is_none() && !elsewhere && is_discovery(p, model, s) {
                         *f = Some((depth, *k));
                     }
                 }
@@ -396,75 +451,58 @@ where
                     if to != me {
                         asks[to].extend_from_slice(&succ.to_le_bytes());
                         asks[to].extend_from_slice(&k.to_le_bytes());
-                        pending[to].push((j, a, built));
+                        pending[to].push((j, a, built, succ));
                     } else if table.insert(succ, *k) {
                         let t =
                             built.unwrap_or_else(|| model.next_state(s, a).expect("a step taken in place is a step"));
-                        if spilling {
-                            encoded.clear();
-                            model.encode(&t, &mut encoded);
-                            next.disk.push(succ, &encoded).unwrap_or_else(|e| on_disk("writing", e));
-                        } else {
-                            next.live.push((t, succ));
-                        }
+                        keep(model, &mut next, spilling, &mut encoded, t, succ)
+                            .unwrap_or_else(|e| on_disk("writing", e));
                     }
                 }
             }
-            // The owners settle the others: new or seen.
+            // The owners settle the others: new or seen, the first asked first. An owner takes the
+            // ranks' asks in an order that turns with the rounds, so that no rank is always first
+            // to the states many reach in one round (and left with more of the next level).
             exchange(ranks, &asks, &mut asked, &mut traffic);
-            answers.iter_mut().for_each(Vec::clear);
-            expected.iter_mut().for_each(Vec::clear);
-            for (from, bytes) in asked.iter().enumerate() {
+            traffic.fingerprints_sent += asks.iter().map(|a| a.len() as u64 / 16).sum::<u64>();
+            asks.iter_mut().for_each(Vec::clear);
+            for from in (0..n).map(|i| (me + round + i) % n) {
+                let (bytes, answer) = (&asked[from], &mut answers[from]);
+                answer.clear();
                 for (i, q) in bytes.chunks_exact(16).enumerate() {
                     if let Some(ahead) = bytes.get((i + 8) * 16..(i + 8) * 16 + 8) {
                         table.prefetch(u64::from_le_bytes(ahead.try_into().expect("8 bytes")));
                     }
                     let succ = u64::from_le_bytes(q[..8].try_into().expect("8 bytes"));
                     let parent = u64::from_le_bytes(q[8..].try_into().expect("8 bytes"));
-                    let new = table.insert(succ, parent);
-                    answers[from].push(u8::from(new));
-                    if new {
-                        expected[from].push(succ);
-                    }
+                    answer.push(u8::from(table.insert(succ, parent)));
                 }
             }
-            traffic.fingerprints_sent += asks.iter().map(|a| a.len() as u64 / 16).sum::<u64>();
-            asks.iter_mut().for_each(Vec::clear);
             exchange(ranks, &answers, &mut answered, &mut traffic);
-            // The new ones travel to their owners.
-            out.iter_mut().for_each(Vec::clear);
+            // A successor new to its owner is this rank's to expand.
             for (to, waiting) in pending.iter_mut().enumerate() {
                 assert_eq!(answered[to].len(), waiting.len(), "rank {to} answered every fingerprint sent to it");
-                for ((j, a, built), &new) in waiting.drain(..).zip(&answered[to]) {
+                for ((j, a, built, succ), &new) in waiting.drain(..).zip(&answered[to]) {
                     if new == 0 {
                         continue;
                     }
                     let t = built.unwrap_or_else(|| {
                         model.next_state(&parents[j].0, a).expect("a step taken in place is a step")
                     });
-                    framed(&mut out[to], |buf| model.encode(&t, buf));
-                    traffic.states_sent += 1;
+                    keep(model, &mut next, spilling, &mut encoded, t, succ).unwrap_or_else(|e| on_disk("writing", e));
                 }
             }
             parents.clear();
-            exchange(ranks, &out, &mut arrived, &mut traffic);
-            for (from, bytes) in arrived.iter().enumerate() {
-                let mut rest = &bytes[..];
-                for &succ in &expected[from] {
-                    let len = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-                    if spilling {
-                        next.disk.push(succ, &rest[4..4 + len]).unwrap_or_else(|e| on_disk("writing", e));
-                    } else {
-                        next.push_encoded(succ, &rest[4..4 + len]);
-                    }
-                    rest = &rest[4 + len..];
-                }
-                assert!(rest.is_empty(), "rank {from} sent exactly the states asked for");
-            }
             let (resident, _) = (hooks.memory)();
             spilling = spilling || resident >= hooks.disk.budget;
-            let mut now = [u64::from((hooks.stop)()), states, table.len as u64, resident];
+            // With the counts, which properties some rank has found: the others stop judging
+            // them, as a single search does once it has.
+            let mut now = [u64::from((hooks.stop)()), states, table.len as u64, resident].to_vec();
+            now.extend(first.iter().map(|f| u64::from(f.is_some())));
             ranks.sum(&mut now);
+            for (k, &found) in known.iter_mut().zip(&now[4..]) {
+                *k = found > 0;
+            }
             if me == 0 {
                 (hooks.progress)(&Progress { states: now[1], unique: now[2], depth, resident: now[3] });
             }
@@ -473,14 +511,13 @@ where
                 break 'search;
             }
         }
-        // Every property decided, or a failure when asked to stop at one: over after this level.
-        let mut decided: Vec<u64> = first.iter().map(|f| u64::from(f.is_some())).collect();
-        ranks.max(&mut decided);
+        // Every property decided, or a failure when asked to stop at one: over after this level
+        // (`known` is every rank's, summed in its last round).
         next.seal().unwrap_or_else(|e| on_disk("writing", e));
         std::mem::swap(&mut level, &mut next);
         depth += 1;
-        let failed = properties.iter().zip(&decided).any(|(p, &d)| d == 1 && p.expectation == Expectation::Always);
-        if (!properties.is_empty() && decided.iter().all(|&d| d == 1)) || (failed && limits.stop_on_failure) {
+        let failed = properties.iter().zip(&known).any(|(p, &d)| d && p.expectation == Expectation::Always);
+        if (!properties.is_empty() && known.iter().all(|&d| d)) || (failed && limits.stop_on_failure) {
             break;
         }
     }
@@ -499,8 +536,9 @@ where
     ranks.sum(&mut totals);
     traffic.spilled_states = totals[6];
     traffic.spilled_bytes = totals[7];
-    let mut largest = [table.len as u64, peak];
+    let mut largest = [table.len as u64, peak, expanded];
     ranks.max(&mut largest);
+    traffic.largest_expanded = largest[2];
     traffic.fingerprints_sent = totals[2];
     traffic.states_sent = totals[3];
     traffic.bytes_sent = totals[4];
@@ -563,9 +601,52 @@ where
     Ok(Outcome { states: totals[0] as usize, unique: totals[1] as usize, max_depth, found, stopped, traffic })
 }
 
-/// A successor waiting for its owner's answer: its parent's place in the round, the action, and
-/// the successor if it was built.
-type Waiting<M> = (usize, <M as Model>::Action, Option<<M as Model>::State>);
+/// A successor waiting for its owner's answer: its parent's place in the round, the action, the
+/// successor if it was built, and its key.
+type Waiting<M> = (usize, <M as Model>::Action, Option<<M as Model>::State>, u64);
+
+/// Keeps `t` (key `k`) for the next level: as it is, or encoded on disk when `spilling`.
+fn keep<M: Wire>(
+    model: &M,
+    next: &mut Level<M::State>,
+    spilling: bool,
+    encoded: &mut Vec<u8>,
+    t: M::State,
+    k: u64,
+) -> io::Result<()> {
+    if spilling {
+        encoded.clear();
+        model.encode(&t, encoded);
+        next.disk.push(k, encoded)
+    } else {
+        next.live.push((t, k));
+        Ok(())
+    }
+}
+
+/// The moves that even out a level whose shares are `counts` (one per rank): `(from, to,
+/// states)`, the ranks over the level's mean rounded up giving their excess to the ranks under
+/// it, in rank order, at most `cap` states into any one rank. Every rank computes the same moves.
+pub fn even_out(counts: &[u64], cap: u64) -> Vec<(usize, usize, u64)> {
+    let even = counts.iter().sum::<u64>().div_ceil(counts.len().max(1) as u64);
+    let mut over = counts.iter().enumerate().filter(|(_, &c)| c > even).map(|(r, &c)| (r, c - even));
+    let mut under = counts.iter().enumerate().filter(|(_, &c)| c < even).map(|(r, &c)| (r, (even - c).min(cap)));
+    let mut moves = Vec::new();
+    let (mut giver, mut taker) = (over.next(), under.next());
+    while let (Some((from, excess)), Some((to, room))) = (&mut giver, &mut taker) {
+        let k = (*excess).min(*room);
+        moves.push((*from, *to, k));
+        *excess -= k;
+        *room -= k;
+        if *excess == 0 {
+            giver = over.next();
+        }
+        if *room == 0 {
+            taker = under.next();
+        }
+    }
+    moves
+}
 
 /// A discovery's path: the initial state's index and the actions from it.
 type Discovery<M> = (usize, Vec<<M as Model>::Action>);
@@ -783,6 +864,47 @@ mod tests {
                 }
                 assert_eq!(o.traffic.spilled_bytes, spilled * 16, "{at}: key, length and 4 bytes each");
             }
+        }
+    }
+
+    #[test]
+    fn moves_even_out_a_level() {
+        // One rank with everything: the others brought up to the mean rounded up (4), in order.
+        assert_eq!(even_out(&[10, 0, 0], u64::MAX), vec![(0, 1, 4), (0, 2, 2)]);
+        // Within the mean rounded up: nothing moves.
+        assert_eq!(even_out(&[4, 3, 3], u64::MAX), vec![]);
+        assert_eq!(even_out(&[3, 4, 3], u64::MAX), vec![]);
+        assert_eq!(even_out(&[0, 0], u64::MAX), vec![]);
+        // Two givers, one taker; a giver's excess split over two takers.
+        assert_eq!(even_out(&[7, 7, 1], u64::MAX), vec![(0, 2, 2), (1, 2, 2)]);
+        assert_eq!(even_out(&[1, 9, 2, 0], u64::MAX), vec![(1, 0, 2), (1, 2, 1), (1, 3, 3)]);
+        // At most `cap` into a rank: the rest stays where it is.
+        assert_eq!(even_out(&[10, 0, 0], 3), vec![(0, 1, 3), (0, 2, 3)]);
+        for counts in [[100, 3, 0, 57, 1], [0, 0, 0, 0, 9], [5, 5, 5, 5, 6], [1, 2, 3, 4, 5]] {
+            let even = counts.iter().sum::<u64>().div_ceil(5);
+            let mut after = counts;
+            for (from, to, k) in even_out(&counts, u64::MAX) {
+                assert!(k > 0 && counts[from] > even && counts[to] < even, "{counts:?}");
+                after[from] -= k;
+                after[to] += k;
+            }
+            assert!(after.iter().all(|&c| c <= even), "{counts:?} -> {after:?}");
+        }
+    }
+
+    #[test]
+    fn every_rank_expands_its_share_of_each_level() {
+        // One initial state: without the moves its rank would expand every state.
+        for n in [2, 3, 5] {
+            let (o, _) = tree_on(n, u64::MAX);
+            assert_eq!(o.unique, Tree::END as usize, "{n} ranks");
+            // Each level within its mean rounded up: at most one state more per level.
+            let share = o.unique as u64 / n as u64 + o.max_depth as u64 + 1;
+            assert!(o.traffic.largest_expanded <= share, "{n} ranks: {} > {share}", o.traffic.largest_expanded);
+            // Few states move: most stay with the rank that made them.
+            let sent = o.traffic.states_sent;
+            assert!(sent > 0 && sent * 10 < o.unique as u64, "{n} ranks: {sent} states moved");
+            assert_eq!(o.traffic.fingerprints_sent * 17 + sent * 16, o.traffic.bytes_sent, "{n} ranks");
         }
     }
 
