@@ -56,6 +56,39 @@ fn the_default_job_on_four_ranks_searches_every_state_once() {
 }
 
 #[test]
+fn the_table_says_what_the_json_says_of_the_ranks() {
+    let args = ["check", "--distributed", "--sends", "1"];
+    let (text, d) = (mpirun(3, &args), json(&mpirun(3, &[&args[..], &["--json"]].concat())));
+    let text = String::from_utf8_lossy(&text.stdout);
+    let t = &d["distributed"];
+    let n = |key: &str| t[key].as_u64().unwrap() as f64 / d["unique_states"].as_u64().unwrap() as f64;
+    let group = |key: &str| {
+        let digits = t[key].as_u64().unwrap().to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let line = format!(
+        "3 ranks: the largest owns {} states ({:.2}× the mean), the busiest expanded {} ({:.2}× the mean); sent \
+         between ranks per unique state: {:.2} fingerprints, {:.4} states moved to even out levels, {:.0} bytes;",
+        group("largest_share"),
+        n("largest_share") * 3.0,
+        group("largest_expanded"),
+        n("largest_expanded") * 3.0,
+        n("fingerprints_sent"),
+        n("states_sent"),
+        n("bytes_sent"),
+    );
+    assert!(text.contains(&line), "{line}\nnot in\n{text}");
+    assert!(t["largest_expanded"].as_u64().unwrap() * 3 >= d["unique_states"].as_u64().unwrap(), "{t}");
+}
+
+#[test]
 fn every_variant_with_one_send_matches_the_single_run() {
     for variant in Variant::ALL {
         let algorithm = variant.algorithm();
