@@ -11,7 +11,7 @@
 //! a step costs a rank the same wherever its successor's owner is, but for those 17 bytes. The
 //! levels are then evened out: before a level is expanded, the ranks over the level's mean
 //! (rounded up) send their excess to those under it ([`even_out`]), encoded ([`Wire`]). The
-//! owners take the ranks' questions each from the next rank on ([`askers`]), so no rank is
+//! owners take the ranks' questions each from the next rank on (`askers`), so no rank is
 //! favoured and the moves are a small part of the level (see `bench/distributed.sh`).
 //!
 //! **Level-synchronous breadth-first search.** The ranks expand the states at depth `d` together,
