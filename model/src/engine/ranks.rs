@@ -133,4 +133,12 @@ mod tests {
             assert_eq!(v, [6, 10]);
         }
     }
+
+    #[test]
+    fn thread_ranks_share_one_machine() {
+        // Every rank of the group is on this machine: a rank's memory budget is split by all.
+        for r in Threads::group(3) {
+            assert_eq!((r.size(), r.local()), (3, 3));
+        }
+    }
 }
