@@ -716,6 +716,7 @@ mod tests {
 
     /// Counters from three initial states, 10, 20 and 30: each steps by one while its last
     /// digit is below 3 (12 states); 22 fails "never 22", 32 is "reaches 32"'s example.
+    #[derive(Clone, Copy)]
     struct Counters;
 
     impl Model for Counters {
@@ -754,20 +755,39 @@ mod tests {
         }
     }
 
+    /// `model` searched on `n` thread ranks, never on disk: each rank's outcome, rank 0's first.
+    fn on_ranks<M>(n: usize, model: M) -> Vec<Outcome<M::Action>>
+    where
+        M: Wire + InPlace + Copy + Send + 'static,
+        M::State: Hash + Clone,
+        M::Action: Clone + Send,
+    {
+        let handles: Vec<_> = Threads::group(n)
+            .into_iter()
+            .map(|r| {
+                std::thread::spawn(move || {
+                    let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
+                    let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {}, disk };
+                    search(&model, &r, Limits::default(), None, hooks).expect("a search")
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    }
+
+    /// A `u32` state's encoding: its 4 bytes.
+    fn encode_u32(s: &u32, out: &mut Vec<u8>) {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+
+    fn decode_u32(bytes: &[u8]) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| format!("{} bytes", bytes.len()))?))
+    }
+
     #[test]
     fn paths_start_at_the_initial_state_they_come_from() {
         for n in [1, 3] {
-            let handles: Vec<_> = Threads::group(n)
-                .into_iter()
-                .map(|r| {
-                    std::thread::spawn(move || {
-                        let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
-                        let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {}, disk };
-                        search(&Counters, &r, Limits::default(), None, hooks).expect("a search")
-                    })
-                })
-                .collect();
-            let outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let outcomes = on_ranks(n, Counters);
             let first = &outcomes[0];
             // Every property is decided at depth 3: the search ends after it (13, 23 and 33 seen,
             // not judged).
@@ -808,10 +828,10 @@ mod tests {
 
     impl Wire for Tree {
         fn encode(&self, s: &u32, out: &mut Vec<u8>) {
-            out.extend_from_slice(&s.to_le_bytes());
+            encode_u32(s, out);
         }
         fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
-            Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| format!("{} bytes", bytes.len()))?))
+            decode_u32(bytes)
         }
     }
 
@@ -916,6 +936,7 @@ mod tests {
 
     /// 0 steps to each of 1 to `self.0`, which step nowhere: the owner of 0 makes the whole
     /// second level.
+    #[derive(Clone, Copy)]
     struct Star(u32);
 
     impl Model for Star {
@@ -938,26 +959,16 @@ mod tests {
 
     impl Wire for Star {
         fn encode(&self, s: &u32, out: &mut Vec<u8>) {
-            out.extend_from_slice(&s.to_le_bytes());
+            encode_u32(s, out);
         }
         fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
-            Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| format!("{} bytes", bytes.len()))?))
+            decode_u32(bytes)
         }
     }
 
     /// [`Star`] of `leaves` on 3 ranks: states moved, the most one rank expanded.
     fn star_on_three(leaves: u32) -> (u64, u64) {
-        let handles: Vec<_> = Threads::group(3)
-            .into_iter()
-            .map(|r| {
-                std::thread::spawn(move || {
-                    let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
-                    let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {}, disk };
-                    search(&Star(leaves), &r, Limits::default(), None, hooks).expect("a search")
-                })
-            })
-            .collect();
-        let o = handles.into_iter().map(|h| h.join().unwrap()).next().expect("rank 0");
+        let o = on_ranks(3, Star(leaves)).swap_remove(0);
         assert_eq!((o.unique, o.max_depth), (leaves as usize + 1, 2));
         (o.traffic.states_sent, o.traffic.largest_expanded)
     }
