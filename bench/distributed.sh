@@ -13,9 +13,9 @@
 # For each run: unique states (each must equal the single run's, or the script stops), wall
 # seconds, peak memory (max of the largest process's peak RSS and the sampled peak Pss of the
 # whole process tree, so every rank counts), the cores other processes used meanwhile; for the
-# distributed runs, what crossed between the ranks per unique state (fingerprints, states moved to
-# even out the levels, bytes) and the largest rank's share over the mean, of the seen set and of
-# the states expanded.
+# distributed runs, what crossed between the ranks per unique state (fingerprints; those not sent
+# because the rank had asked about them before; states moved to even out the levels; bytes) and
+# the largest rank's share over the mean, of the seen set and of the states expanded.
 # Installs Open MPI and libclang from Debian when missing (scripts/packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,14 +68,14 @@ python3 - "$rows" <<'EOF'
 import json, os, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def mb(kb): return f"{kb / 1024:,.0f}"
-print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints sent, states moved, bytes sent; largest seen set, expanded / mean")
+print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints sent (not sent: asked before), states moved, bytes sent; largest seen set, expanded / mean")
 for r in rows:
     name = {"single": f"engine, {r['n']} thread{'s' * (r['n'] > 1)}", "mpi": f"--distributed, np {r['n']}",
             "disk": f"np {r['n']}, levels on disk"}[r["kind"]]
     extra = ""
     if r["kind"] != "single":
         u = r["unique"]
-        extra = (f"  {r['fingerprints_sent'] / u:.2f}, {r['states_sent'] / u:.4f}, {r['bytes_sent'] / u:.0f}; "
+        extra = (f"  {r['fingerprints_sent'] / u:.2f} ({r['fingerprints_cached'] / u:.2f}), {r['states_sent'] / u:.4f}, {r['bytes_sent'] / u:.0f}; "
                  f"{r['largest_share'] * r['ranks'] / u:.3f}, {r['largest_expanded'] * r['ranks'] / u:.3f}")
         if r.get("spilled_states"):
             extra += f"; on disk {r['spilled_states']:,} states, {r['spilled_bytes'] / 2**20:,.0f} MB written"
@@ -111,11 +111,13 @@ print(f"\n  scaling MODEL (not measured) for K={k}: {U:,} states, {G / U:.2f} su
 print(f"  Measured here: c = {c1 * 1e6:.2f} µs per state on one rank (np 1); at np 2 {f2:.2f} fingerprints sent per")
 print(f"  state, and r = {r * 1e9:.0f} ns per fingerprint sent (np 2's time beyond np 1's halved); {v2:.4f} states")
 print(f"  moved per state to even out the levels, {state_bytes:.0f} bytes each.")
-print(f"  Assumed: {gbps:g} Gb/s per rank; a collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N; 3 per round, 2 per level.")
-print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·3 + levels·2)·(latency + N·per-rank), where")
+print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N; 5 per round (two")
+print(f"  exchanges of sizes then data, the reduction), 3 more per level (the shares' reduction, an exchange of moves).")
+print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·5 + levels·3)·(latency + N·per-rank), where")
 print(f"  f(N) = 2·f2·(N-1)/N fingerprints sent per state (every successor owned elsewhere as N grows),")
 print(f"  b(N) = f(N)·17 + {v2:.4f}·{state_bytes:.0f} bytes (the states moved per state taken as at np 2),")
-print(f"  rounds(N) = levels + U/(N·{chunk}); every rank's share of the work taken as the mean (measured at np 2:")
+print(f"  rounds(N) = levels + U/(N·{chunk}) (a part-filled chunk a level); every rank's share of the work taken")
+print(f"  as the mean (measured at np 2:")
 print(f"  largest expanded {m2['largest_expanded'] * 2 / U:.3f}x the mean). N = 1 and 2 reproduce the measured times by construction.")
 print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}")
 t1 = m1["wall"]
@@ -124,7 +126,7 @@ for n in [1, 2, 16, 64, 256, 1024]:
     b = f * fp_bytes + v2 * state_bytes
     c = U / n * (c1 + f * r)
     net = U / n * b / (gbps * 1e9 / 8) if n > 2 else 0.0
-    sync = ((L + U / (n * chunk)) * 3 + L * 2) * (lat + n * per_rank) if n > 2 else 0.0
+    sync = ((L + U / (n * chunk)) * 5 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
     t = c + net + sync
     print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}")
 EOF

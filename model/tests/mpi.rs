@@ -75,12 +75,14 @@ fn the_table_says_what_the_json_says_of_the_ranks() {
     };
     let line = format!(
         "3 ranks: the largest owns {} states ({:.2}× the mean), the busiest expanded {} ({:.2}× the mean); sent \
-         between ranks per unique state: {:.2} fingerprints, {:.4} states moved to even out levels, {:.0} bytes;",
+         between ranks per unique state: {:.2} fingerprints ({:.2} more not sent: asked before), {:.4} states moved \
+         to even out levels, {:.0} bytes;",
         group("largest_share"),
         n("largest_share") * 3.0,
         group("largest_expanded"),
         n("largest_expanded") * 3.0,
         n("fingerprints_sent"),
+        n("fingerprints_cached"),
         n("states_sent"),
         n("bytes_sent"),
     );

@@ -351,14 +351,15 @@ pub fn print_table(result: &CheckResult, out: &mut dyn Write) -> std::io::Result
         writeln!(
             out,
             "{} ranks: the largest owns {} states ({:.2}× the mean), the busiest expanded {} ({:.2}× the mean); sent \
-             between ranks per unique state: {:.2} fingerprints, {:.4} states moved to even out levels, {:.0} bytes; \
-             peak memory {} MB on the largest rank, {} MB in all",
+             between ranks per unique state: {:.2} fingerprints ({:.2} more not sent: asked before), {:.4} states moved \
+             to even out levels, {:.0} bytes; peak memory {} MB on the largest rank, {} MB in all",
             d.ranks,
             group(d.largest_share as usize),
             per_state(d.largest_share) * d.ranks as f64,
             group(d.largest_expanded as usize),
             per_state(d.largest_expanded) * d.ranks as f64,
             per_state(d.fingerprints_sent),
+            per_state(d.fingerprints_cached),
             per_state(d.states_sent),
             per_state(d.bytes_sent),
             d.largest_peak_bytes >> 20,

@@ -18,9 +18,10 @@
 //! in *rounds* of at most [`CHUNK`] states each (every rank takes part in every round, with an
 //! empty chunk once its own are done: the number of rounds is the largest share's). A round has
 //! two all-to-all exchanges: the successors' fingerprints (with their parents'), each to its
-//! owner, which inserts it; then the owners' answers, new or seen. The new successors stay where
-//! they were made, for depth `d + 1`, and the buffers of a round hold at most [`CHUNK`] states'
-//! successors' fingerprints.
+//! owner, which inserts it; then the owners' answers, new or seen. A rank does not ask again about
+//! a fingerprint it remembers asking about (`Asked`). The new successors stay where they were
+//! made, for depth `d + 1`, and the buffers of a round hold at most [`CHUNK`] states' successors'
+//! fingerprints.
 //!
 //! **Termination** needs no detection protocol: each exchange is collective and returns only
 //! once every rank's buffers for it are delivered, so when a level's last round ends nothing is
@@ -139,6 +140,41 @@ impl Parents {
     }
 }
 
+/// The fingerprints a rank has lately asked other ranks about, as PReach's cache of states sent
+/// (Bingham et al., 2010): a direct-mapped table of [`ASKED`] slots, a key in the slot its low
+/// bits name, the newest ask replacing the one before. A successor found here was asked about
+/// before, so its owner holds it already and would answer "seen": it is not asked again. Bounded
+/// (8 MiB), and it changes no answer: the ask it saves is one its owner would refuse.
+struct Asked {
+    slots: Vec<u64>,
+}
+
+/// Slots of a rank's [`Asked`] table.
+const ASKED: usize = 1 << 20;
+
+impl Asked {
+    fn new() -> Self {
+        Asked { slots: vec![0; ASKED] }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        key as usize & (self.slots.len() - 1)
+    }
+
+    /// Asks the cache for the line of `key`'s slot.
+    fn prefetch(&self, key: u64) {
+        seen::prefetch(&self.slots[self.slot(key)]);
+    }
+
+    /// Whether `key` is to be asked about: not among the asks remembered (and now it is).
+    fn first(&mut self, key: u64) -> bool {
+        let i = self.slot(key);
+        let new = self.slots[i] != key;
+        self.slots[i] = key;
+        new
+    }
+}
+
 /// `len` free slots; a large table on huge pages where the system has them.
 fn table(len: usize) -> Vec<[u64; 2]> {
     let mut slots = vec![[0; 2]; len];
@@ -216,6 +252,10 @@ pub struct Traffic {
     pub ranks: usize,
     /// Successors' fingerprints sent to another rank (their owner).
     pub fingerprints_sent: u64,
+    /// Successors' fingerprints owned by another rank and not sent: the rank had asked about
+    /// them before (a repeat the owner would answer "seen").
+    #[serde(default)]
+    pub fingerprints_cached: u64,
     /// States sent to another rank to even out a level (every other state is expanded by the
     /// rank that made it).
     pub states_sent: u64,
@@ -326,6 +366,7 @@ where
     };
     let inits = model.init_states();
     let mut table = Parents::new();
+    let mut recent = Asked::new();
     let mut level: Level<M::State> = Level::new(this);
     let mut states = 0u64;
     for (i, s) in inits.iter().enumerate() {
@@ -441,6 +482,8 @@ where
                     };
                     if owner(succ, n) == me {
                         table.prefetch(succ);
+                    } else {
+                        recent.prefetch(succ);
                     }
                     successors.push((a, built, succ));
                 }
@@ -448,6 +491,10 @@ where
                 for (a, built, succ) in successors.drain(..) {
                     let to = owner(succ, n);
                     if to != me {
+                        if !recent.first(succ) {
+                            traffic.fingerprints_cached += 1;
+                            continue;
+                        }
                         asks[to].extend_from_slice(&succ.to_le_bytes());
                         asks[to].extend_from_slice(&k.to_le_bytes());
                         pending[to].push((j, a, built, succ));
@@ -529,10 +576,12 @@ where
         peak,
         spilled.iter().map(|d| d.pushed).sum(),
         spilled.iter().map(|d| d.bytes).sum(),
+        traffic.fingerprints_cached,
     ];
     ranks.sum(&mut totals);
     traffic.spilled_states = totals[6];
     traffic.spilled_bytes = totals[7];
+    traffic.fingerprints_cached = totals[8];
     let mut largest = [table.len as u64, peak, expanded];
     ranks.max(&mut largest);
     traffic.largest_expanded = largest[2];
@@ -931,13 +980,26 @@ mod tests {
             let sent = o.traffic.states_sent;
             assert!(sent > 0 && sent * 10 < o.unique as u64, "{n} ranks: {sent} states moved");
             assert_eq!(o.traffic.fingerprints_sent * 17 + sent * 16, o.traffic.bytes_sent, "{n} ranks");
+            // A rank asks about a fingerprint once while it remembers having asked: many of
+            // Tree's repeats are made by one rank.
+            let (asked, cached) = (o.traffic.fingerprints_sent, o.traffic.fingerprints_cached);
+            assert!(cached > asked / 10 && asked + cached < o.states as u64, "{n} ranks: {asked} sent, {cached} not");
         }
     }
 
-    /// 0 steps to each of 1 to `self.0`, which step nowhere: the owner of 0 makes the whole
-    /// second level.
+    #[test]
+    fn a_rank_remembers_its_latest_ask_in_each_slot() {
+        let mut recent = Asked::new();
+        assert!(recent.first(7) && !recent.first(7) && !recent.first(7));
+        // Another key in 7's slot replaces it; a key in another slot does not.
+        assert!(recent.first(7 + ASKED as u64) && recent.first(8) && !recent.first(7 + ASKED as u64));
+        assert!(recent.first(7) && !recent.first(8));
+    }
+
+    /// 0 steps to each of 1 to `self.0`, which step nowhere, or with `self.1` each to
+    /// `self.0 + 1`: the owner of 0 makes the whole second level.
     #[derive(Clone, Copy)]
-    struct Star(u32);
+    struct Star(u32, bool);
 
     impl Model for Star {
         type State = u32;
@@ -946,8 +1008,10 @@ mod tests {
             vec![0]
         }
         fn actions(&self, s: &u32, actions: &mut Vec<u32>) {
-            if *s == 0 {
-                actions.extend(1..=self.0);
+            match *s {
+                0 => actions.extend(1..=self.0),
+                s if s <= self.0 && self.1 => actions.push(self.0 + 1),
+                _ => {}
             }
         }
         fn next_state(&self, _: &u32, a: u32) -> Option<u32> {
@@ -968,7 +1032,7 @@ mod tests {
 
     /// [`Star`] of `leaves` on 3 ranks: states moved, the most one rank expanded.
     fn star_on_three(leaves: u32) -> (u64, u64) {
-        let o = on_ranks(3, Star(leaves)).swap_remove(0);
+        let o = on_ranks(3, Star(leaves, false)).swap_remove(0);
         assert_eq!((o.unique, o.max_depth), (leaves as usize + 1, 2));
         (o.traffic.states_sent, o.traffic.largest_expanded)
     }
@@ -981,6 +1045,21 @@ mod tests {
         // 300,000: each other rank may take 100,000 but the cap lets in 65,536.
         assert_eq!(MOVE_CAP, 16 * CHUNK as u64, "about 8 MB of states at most");
         assert_eq!(star_on_three(300_000), (2 * MOVE_CAP, 300_001 - 2 * MOVE_CAP));
+    }
+
+    #[test]
+    fn a_rank_asks_about_a_state_it_reaches_many_times_once() {
+        // 0's owner makes the middle level's 3,000 states and asks about those owned elsewhere;
+        // the level evened out, each rank expands 1,000, every one stepping to 3,001: each rank
+        // that does not own 3,001 asks about it once, not again the other 999 times.
+        let o = on_ranks(3, Star(3_000, true)).swap_remove(0);
+        assert_eq!((o.unique, o.states, o.max_depth), (3_002, 6_001, 3));
+        let owner_of = |s: u32| owner(key(fingerprint_of(&s, None)), 3);
+        let (maker, top) = (owner_of(0), owner_of(3_001));
+        let middle = (1..=3_000).filter(|&s| owner_of(s) != maker).count() as u64;
+        assert_eq!((o.traffic.fingerprints_sent, o.traffic.fingerprints_cached), (middle + 2, 2 * 999));
+        // 3,001 is expanded by its owner, which settles it first (before any ask arrives).
+        assert_eq!(o.traffic.largest_expanded, 1_001 + u64::from(top == maker));
     }
 
     #[test]
