@@ -116,17 +116,24 @@ print(f"  exchanges of sizes then data, the reduction), 3 more per level (the sh
 print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·5 + levels·3)·(latency + N·per-rank), where")
 print(f"  f(N) = 2·f2·(N-1)/N fingerprints sent per state (every successor owned elsewhere as N grows),")
 print(f"  b(N) = f(N)·17 + {v2:.4f}·{state_bytes:.0f} bytes (the states moved per state taken as at np 2),")
-print(f"  rounds(N) = levels + U/(N·{chunk}) (a part-filled chunk a level); every rank's share of the work taken")
-print(f"  as the mean (measured at np 2:")
-print(f"  largest expanded {m2['largest_expanded'] * 2 / U:.3f}x the mean). N = 1 and 2 reproduce the measured times by construction.")
-print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}")
+print(f"  rounds(N) = levels + U/(N·chunk(N)) (a part-filled chunk a level; chunk(N) = {chunk}·min(max(N/16, 1), 16) states,")
+print(f"  as the search takes); every rank's share of the work taken as the mean (measured at np 2: largest expanded")
+print(f"  {m2['largest_expanded'] * 2 / U:.3f}x the mean). N = 1 and 2 reproduce the measured times by construction.")
+print(f"  Weak scaling: the same with U(N) = N·U/2 states (each rank as many as at np 2, the levels as many as at K={k}),")
+print(f"  against one rank's U(N)·c.")
+print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}   {'weak: total_s':>13} {'efficiency':>10}")
 t1 = m1["wall"]
-for n in [1, 2, 16, 64, 256, 1024]:
+def model(n, u):
     f = 2 * f2 * (n - 1) / n
     b = f * fp_bytes + v2 * state_bytes
-    c = U / n * (c1 + f * r)
-    net = U / n * b / (gbps * 1e9 / 8) if n > 2 else 0.0
-    sync = ((L + U / (n * chunk)) * 5 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
-    t = c + net + sync
-    print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}")
+    c = u / n * (c1 + f * r)
+    net = u / n * b / (gbps * 1e9 / 8) if n > 2 else 0.0
+    rounds = L + u / (n * chunk * min(max(n // 16, 1), 16))
+    sync = (rounds * 5 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
+    return c, net, sync, c + net + sync
+for n in [1, 2, 16, 64, 256, 1024]:
+    c, net, sync, t = model(n, U)
+    tw = model(n, n * U / 2)[3] if n > 2 else None
+    weak = f"{tw:>13.2f} {n * U / 2 * c1 / tw / n:>10.2f}" if tw else f"{'(measured)':>13} {'':>10}"
+    print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}   {weak}")
 EOF

@@ -15,13 +15,13 @@
 //! favoured and the moves are a small part of the level (see `bench/distributed.sh`).
 //!
 //! **Level-synchronous breadth-first search.** The ranks expand the states at depth `d` together,
-//! in *rounds* of at most [`CHUNK`] states each (every rank takes part in every round, with an
-//! empty chunk once its own are done: the number of rounds is the largest share's). A round has
-//! two all-to-all exchanges: the successors' fingerprints (with their parents'), each to its
-//! owner, which inserts it; then the owners' answers, new or seen. A rank does not ask again about
-//! a fingerprint it remembers asking about (`Asked`). The new successors stay where they were
-//! made, for depth `d + 1`, and the buffers of a round hold at most [`CHUNK`] states' successors'
-//! fingerprints.
+//! in *rounds* of at most [`round_states`] states each (every rank takes part in every round,
+//! with an empty chunk once its own are done: the number of rounds is the largest share's). A
+//! round has two all-to-all exchanges: the successors' fingerprints (with their parents'), each
+//! to its owner, which inserts it; then the owners' answers, new or seen. A rank does not ask
+//! again about a fingerprint it remembers asking about (`Asked`). The new successors stay where
+//! they were made, for depth `d + 1`, and the buffers of a round hold at most a round's states'
+//! successors' fingerprints.
 //!
 //! **Termination** needs no detection protocol: each exchange is collective and returns only
 //! once every rank's buffers for it are delivered, so when a level's last round ends nothing is
@@ -54,8 +54,17 @@ use super::seen::{self, fingerprint, fingerprint_of, Fingerprint, Representative
 use super::spill::Spill;
 use super::wire::{framed, Wire};
 
-/// States a rank expands per round.
+/// States a rank expands per round, up to 16 ranks ([`round_states`]).
 pub const CHUNK: usize = 4096;
+
+/// States a rank expands per round among `ranks`: [`CHUNK`], times `ranks / 16` from 32 ranks
+/// on, at most 16 times. A round's exchanges cost a latency per rank, and a rank's asks are
+/// spread over all the others: so with more ranks a round takes more states, each message
+/// staying about as large as at 16 ranks, and a level needs fewer rounds (at most 65,536 states
+/// a round, their successors' fingerprints some MB).
+pub fn round_states(ranks: usize) -> usize {
+    CHUNK * (ranks / 16).clamp(1, 16)
+}
 
 /// The most states the moves that even out a level bring into one rank (kept in memory, encoded,
 /// whether or not the rank's level is on disk: at most about 8 MB at 116 bytes a state).
@@ -347,6 +356,7 @@ where
     R: Ranks + ?Sized,
 {
     let (me, n) = (ranks.rank(), ranks.size());
+    let round = round_states(n);
     let properties = model.properties();
     if properties.iter().any(|p| p.expectation == Expectation::Eventually) {
         return Err("the distributed search does not judge eventually-properties".into());
@@ -450,8 +460,8 @@ where
         }
         assert_eq!(level.len() as u64, counts[me], "rank {me} holds its share of the level");
         next.clear().unwrap_or_else(|e| on_disk("emptying", e));
-        for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(CHUNK as u64)) {
-            level.take(CHUNK, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
+        for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(round as u64)) {
+            level.take(round, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
             expanded += parents.len() as u64;
             for (s, k) in &parents {
                 for ((f, p), &elsewhere) in first.iter_mut().zip(&properties).zip(&known) {
@@ -811,17 +821,31 @@ mod tests {
         M::State: Hash + Clone,
         M::Action: Clone + Send,
     {
+        rounds_on(n, model).0
+    }
+
+    /// `model` searched on `n` thread ranks: every rank's outcome, and the rounds (rank 0's
+    /// progress lines).
+    fn rounds_on<M>(n: usize, model: M) -> (Vec<Outcome<M::Action>>, usize)
+    where
+        M: Wire + InPlace + Copy + Send + 'static,
+        M::State: Hash + Clone,
+        M::Action: Clone + Send,
+    {
         let handles: Vec<_> = Threads::group(n)
             .into_iter()
             .map(|r| {
                 std::thread::spawn(move || {
+                    let mut rounds = 0;
                     let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
-                    let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress: &mut |_| {}, disk };
-                    search(&model, &r, Limits::default(), None, hooks).expect("a search")
+                    let progress = &mut |_: &Progress| rounds += 1;
+                    let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress, disk };
+                    (search(&model, &r, Limits::default(), None, hooks).expect("a search"), rounds)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let (outcomes, rounds): (Vec<_>, Vec<_>) = handles.into_iter().map(|h| h.join().unwrap()).unzip();
+        (outcomes, rounds[0])
     }
 
     /// A `u32` state's encoding: its 4 bytes.
@@ -1060,6 +1084,23 @@ mod tests {
         assert_eq!((o.traffic.fingerprints_sent, o.traffic.fingerprints_cached), (middle + 2, 2 * 999));
         // 3,001 is expanded by its owner, which settles it first (before any ask arrives).
         assert_eq!(o.traffic.largest_expanded, 1_001 + u64::from(top == maker));
+    }
+
+    #[test]
+    fn many_ranks_take_more_states_a_round() {
+        let sizes: Vec<usize> = [1, 2, 16, 31, 32, 48, 256, 1024].map(round_states).into();
+        assert_eq!(sizes, [1, 1, 1, 1, 2, 3, 16, 16].map(|k| k * CHUNK));
+        // 300,000 leaves evened out: 18,750 a rank on 16 ranks, in rounds of 4,096 (5 rounds, and
+        // 1 for the initial state); 9,375 on 32, in rounds of 8,192 (2, and 1).
+        for (n, rounds) in [(16, 6), (32, 3)] {
+            let (outcomes, r) = rounds_on(n, Star(300_000, false));
+            let o = &outcomes[0];
+            assert_eq!(
+                (o.unique, o.traffic.largest_expanded, r),
+                (300_001, 300_000 / n as u64 + 1, rounds),
+                "{n} ranks"
+            );
+        }
     }
 
     #[test]
