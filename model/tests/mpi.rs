@@ -55,9 +55,17 @@ fn the_default_job_on_four_ranks_searches_every_state_once() {
     assert!(t["states_sent"].as_u64().unwrap() > 0 && t["bytes_sent"].as_u64().unwrap() > 0, "{t}");
 }
 
+/// This machine's available memory (`/proc/meminfo`), in bytes.
+fn available() -> u64 {
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
 #[test]
 fn the_table_says_what_the_json_says_of_the_ranks() {
     let args = ["check", "--distributed", "--sends", "1"];
+    let before = available();
     let (text, d) = (mpirun(3, &args), json(&mpirun(3, &[&args[..], &["--json"]].concat())));
     let text = String::from_utf8_lossy(&text.stdout);
     let t = &d["distributed"];
@@ -88,6 +96,13 @@ fn the_table_says_what_the_json_says_of_the_ranks() {
     );
     assert!(text.contains(&line), "{line}\nnot in\n{text}");
     assert!(t["largest_expanded"].as_u64().unwrap() * 3 >= d["unique_states"].as_u64().unwrap(), "{t}");
+    // By default the 3 ranks on this machine share half its available memory: a sixth each
+    // (what is available moves while other tests run, so within a quarter).
+    let budget = t["rank_memory"].as_u64().unwrap() as f64;
+    let sixth = (before + available()) as f64 / 2.0 / 6.0;
+    assert!((0.75..1.25).contains(&(budget / sixth)), "{budget} bytes a rank, not about {sixth}");
+    let o = mpirun(3, &[&args[..], &["--json", "--rank-memory", "5"]].concat());
+    assert_eq!(json(&o)["distributed"]["rank_memory"], 5 << 20, "{}", stderr(&o));
 }
 
 #[test]

@@ -137,6 +137,11 @@ impl Parents {
         }
     }
 
+    /// Under five eighths full: a growth soon is not due.
+    fn roomy(&self) -> bool {
+        self.len * 8 < self.slots.len() * 5
+    }
+
     fn grow(&mut self) {
         let bigger = table(self.slots.len() * 2);
         let old = std::mem::replace(&mut self.slots, bigger);
@@ -238,6 +243,13 @@ impl<S> Level<S> {
         Ok(())
     }
 
+    /// Room for `n` states made here, allocated anew when it is empty (nothing to copy).
+    fn reserve(&mut self, n: usize) {
+        if self.live.capacity() < n && self.live.is_empty() {
+            self.live = Vec::with_capacity(n);
+        }
+    }
+
     /// Its last state is in: what is on disk is read from the first.
     fn seal(&mut self) -> io::Result<()> {
         self.disk.rewind()
@@ -285,6 +297,11 @@ pub struct Traffic {
     /// Bytes written to disk, all ranks.
     #[serde(default)]
     pub spilled_bytes: u64,
+    /// The smallest memory budget of a rank, in bytes: the resident memory past which it kept
+    /// its levels on disk (`--rank-memory`, or by default half the memory its machine had
+    /// available, shared by the ranks on that machine).
+    #[serde(default)]
+    pub rank_memory: u64,
 }
 
 /// The counts after a round, for a progress line (rank 0).
@@ -398,6 +415,7 @@ where
     // Buffers kept from round to round: per rank, what is sent and what arrives.
     let mut next: Level<M::State> = Level::new(after);
     let mut spilling = hooks.disk.budget == 0;
+    let mut last_total = 1u64;
     let mut encoded = Vec::new();
     let mut asks = vec![Vec::new(); n];
     let mut asked = vec![Vec::new(); n];
@@ -460,6 +478,16 @@ where
         }
         assert_eq!(level.len() as u64, counts[me], "rank {me} holds its share of the level");
         next.clear().unwrap_or_else(|e| on_disk("emptying", e));
+        let total = counts.iter().sum::<u64>();
+        if !spilling {
+            // Room for the next level, as much larger than this one as this one was than the
+            // last (at most twice), and a quarter: no rank copies its level in mid-round while
+            // the others wait. Untouched, the room is address space, not memory.
+            let grown = (total as f64 / last_total.max(1) as f64).clamp(1.0, 2.0);
+            let want = (counts[me] as f64 * grown * 1.25) as usize;
+            next.reserve(want);
+        }
+        last_total = total;
         for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(round as u64)) {
             level.take(round, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
             expanded += parents.len() as u64;
@@ -551,10 +579,15 @@ where
             spilling = spilling || resident >= hooks.disk.budget;
             // With the counts, which properties some rank has found: the others stop judging
             // them, as a single search does once it has.
-            let mut now = [u64::from((hooks.stop)()), states, table.len as u64, resident].to_vec();
+            let mut now =
+                [u64::from((hooks.stop)()), states, table.len as u64, resident, u64::from(!table.roomy())].to_vec();
             now.extend(first.iter().map(|f| u64::from(f.is_some())));
             ranks.sum(&mut now);
-            for (k, &found) in known.iter_mut().zip(&now[4..]) {
+            if now[4] > 0 {
+                // Every rank's table grows in the same round, none waiting for another's.
+                table.grow();
+            }
+            for (k, &found) in known.iter_mut().zip(&now[5..]) {
                 *k = found > 0;
             }
             if me == 0 {
@@ -592,8 +625,9 @@ where
     traffic.spilled_states = totals[6];
     traffic.spilled_bytes = totals[7];
     traffic.fingerprints_cached = totals[8];
-    let mut largest = [table.len as u64, peak, expanded];
+    let mut largest = [table.len as u64, peak, expanded, u64::MAX - hooks.disk.budget];
     ranks.max(&mut largest);
+    traffic.rank_memory = u64::MAX - largest[3];
     traffic.largest_expanded = largest[2];
     traffic.fingerprints_sent = totals[2];
     traffic.states_sent = totals[3];
@@ -960,6 +994,7 @@ mod tests {
                     _ => assert!(spilled > 1000 && spilled < o.unique as u64 - 1000, "{at}: {spilled}"),
                 }
                 assert_eq!(o.traffic.spilled_bytes, spilled * 16, "{at}: key, length and 4 bytes each");
+                assert_eq!(o.traffic.rank_memory, budget, "{at}");
             }
         }
     }
@@ -1158,5 +1193,30 @@ mod tests {
         assert_eq!(t.slots.len(), 1 << 16, "at three quarters exactly: not yet");
         fill(&mut t, (3 << 14) + 1);
         assert_eq!(t.slots.len(), 1 << 17, "one more: doubled");
+    }
+
+    #[test]
+    fn a_seen_set_past_five_eighths_full_is_due_to_grow() {
+        let mut t = Parents::new();
+        for k in 1..=(5 << 13) - 1 {
+            t.insert(fingerprint(&k).max(1), k);
+        }
+        assert!(t.roomy(), "{} of {}", t.len, t.slots.len());
+        t.insert(fingerprint(&0u64).max(1), 0);
+        assert!(!t.roomy(), "{} of {}", t.len, t.slots.len());
+        t.grow();
+        assert!(t.roomy());
+        assert_eq!(t.get(fingerprint(&7u64).max(1)), Some(7));
+    }
+
+    #[test]
+    fn a_level_makes_room_only_while_it_is_empty() {
+        let mut level: Level<u32> = Level::new(Spill::new(&std::env::temp_dir()).unwrap());
+        level.reserve(1000);
+        assert!(level.live.capacity() >= 1000);
+        level.live.push((7, 7));
+        level.reserve(100_000);
+        assert_eq!(level.live, [(7, 7)], "what it holds stays");
+        assert!(level.live.capacity() < 100_000, "a level in use is not copied here");
     }
 }
