@@ -243,13 +243,6 @@ impl<S> Level<S> {
         Ok(())
     }
 
-    /// Room for `n` states made here, allocated anew when it is empty (nothing to copy).
-    fn reserve(&mut self, n: usize) {
-        if self.live.capacity() < n && self.live.is_empty() {
-            self.live = Vec::with_capacity(n);
-        }
-    }
-
     /// Its last state is in: what is on disk is read from the first.
     fn seal(&mut self) -> io::Result<()> {
         self.disk.rewind()
@@ -415,7 +408,6 @@ where
     // Buffers kept from round to round: per rank, what is sent and what arrives.
     let mut next: Level<M::State> = Level::new(after);
     let mut spilling = hooks.disk.budget == 0;
-    let mut last_total = 1u64;
     let mut encoded = Vec::new();
     let mut asks = vec![Vec::new(); n];
     let mut asked = vec![Vec::new(); n];
@@ -478,16 +470,6 @@ where
         }
         assert_eq!(level.len() as u64, counts[me], "rank {me} holds its share of the level");
         next.clear().unwrap_or_else(|e| on_disk("emptying", e));
-        let total = counts.iter().sum::<u64>();
-        if !spilling {
-            // Room for the next level, as much larger than this one as this one was than the
-            // last (at most twice), and a quarter: no rank copies its level in mid-round while
-            // the others wait. Untouched, the room is address space, not memory.
-            let grown = (total as f64 / last_total.max(1) as f64).clamp(1.0, 2.0);
-            let want = (counts[me] as f64 * grown * 1.25) as usize;
-            next.reserve(want);
-        }
-        last_total = total;
         for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(round as u64)) {
             level.take(round, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
             expanded += parents.len() as u64;
@@ -1207,16 +1189,5 @@ mod tests {
         t.grow();
         assert!(t.roomy());
         assert_eq!(t.get(fingerprint(&7u64).max(1)), Some(7));
-    }
-
-    #[test]
-    fn a_level_makes_room_only_while_it_is_empty() {
-        let mut level: Level<u32> = Level::new(Spill::new(&std::env::temp_dir()).unwrap());
-        level.reserve(1000);
-        assert!(level.live.capacity() >= 1000);
-        level.live.push((7, 7));
-        level.reserve(100_000);
-        assert_eq!(level.live, [(7, 7)], "what it holds stays");
-        assert!(level.live.capacity() < 100_000, "a level in use is not copied here");
     }
 }
