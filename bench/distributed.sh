@@ -111,9 +111,10 @@ print(f"\n  scaling MODEL (not measured) for K={k}: {U:,} states, {G / U:.2f} su
 print(f"  Measured here: c = {c1 * 1e6:.2f} µs per state on one rank (np 1); at np 2 {f2:.2f} fingerprints sent per")
 print(f"  state, and r = {r * 1e9:.0f} ns per fingerprint sent (np 2's time beyond np 1's halved); {v2:.4f} states")
 print(f"  moved per state to even out the levels, {state_bytes:.0f} bytes each.")
-print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N; 5 per round (two")
-print(f"  exchanges of sizes then data, the reduction), 3 more per level (the shares' reduction, an exchange of moves).")
-print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·5 + levels·3)·(latency + N·per-rank), where")
+print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N; 4 per round (the")
+print(f"  asks' sizes then the asks, the answers, whose sizes the askers know, the reduction), 3 more per level (the")
+print(f"  shares' reduction, an exchange of moves).")
+print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·4 + levels·3)·(latency + N·per-rank), where")
 print(f"  f(N) = 2·f2·(N-1)/N fingerprints sent per state (every successor owned elsewhere as N grows),")
 print(f"  b(N) = f(N)·17 + {v2:.4f}·{state_bytes:.0f} bytes (the states moved per state taken as at np 2),")
 print(f"  rounds(N) = levels + U/(N·chunk(N)) (a part-filled chunk a level; chunk(N) = {chunk}·min(max(N/16, 1), 16) states,")
@@ -129,7 +130,7 @@ def model(n, u):
     c = u / n * (c1 + f * r)
     net = u / n * b / (gbps * 1e9 / 8) if n > 2 else 0.0
     rounds = L + u / (n * chunk * min(max(n // 16, 1), 16))
-    sync = (rounds * 5 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
+    sync = (rounds * 4 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
     return c, net, sync, c + net + sync
 for n in [1, 2, 16, 64, 256, 1024]:
     c, net, sync, t = model(n, U)

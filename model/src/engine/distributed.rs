@@ -18,7 +18,8 @@
 //! in *rounds* of at most [`round_states`] states each (every rank takes part in every round,
 //! with an empty chunk once its own are done: the number of rounds is the largest share's). A
 //! round has two all-to-all exchanges: the successors' fingerprints (with their parents'), each
-//! to its owner, which inserts it; then the owners' answers, new or seen. A rank does not ask
+//! to its owner, which inserts it; then the owners' answers, new or seen, one byte each (so every
+//! rank knows how many it gets back, and no sizes are exchanged for them). A rank does not ask
 //! again about a fingerprint it remembers asking about (`Asked`). The new successors stay where
 //! they were made, for depth `d + 1`, and the buffers of a round hold at most a round's states'
 //! successors' fingerprints.
@@ -413,6 +414,7 @@ where
     let mut asked = vec![Vec::new(); n];
     let mut answers = vec![Vec::new(); n];
     let mut answered = vec![Vec::new(); n];
+    let mut sizes = Vec::with_capacity(n);
     let mut out = vec![Vec::new(); n];
     let mut arrived = vec![Vec::new(); n];
     let mut pending: Vec<Vec<Waiting<M>>> = (0..n).map(|_| Vec::new()).collect();
@@ -457,7 +459,7 @@ where
             }
             assert!(moving.next().is_none(), "rank {me} sends every state it takes to move");
             drop(moving);
-            exchange(ranks, &out, &mut arrived, &mut traffic);
+            exchange(ranks, &out, &mut arrived, None, &mut traffic);
             for bytes in &arrived {
                 let mut rest = &bytes[..];
                 while !rest.is_empty() {
@@ -527,7 +529,7 @@ where
                 }
             }
             // The owners settle the others: new or seen, the first asked first ([`askers`]).
-            exchange(ranks, &asks, &mut asked, &mut traffic);
+            exchange(ranks, &asks, &mut asked, None, &mut traffic);
             traffic.fingerprints_sent += asks.iter().map(|a| a.len() as u64 / 16).sum::<u64>();
             asks.iter_mut().for_each(Vec::clear);
             for from in askers(me, n) {
@@ -542,7 +544,10 @@ where
                     answer.push(u8::from(table.insert(succ, parent)));
                 }
             }
-            exchange(ranks, &answers, &mut answered, &mut traffic);
+            // One byte answers each fingerprint asked: this rank knows how many it gets back.
+            sizes.clear();
+            sizes.extend(pending.iter().map(Vec::len));
+            exchange(ranks, &answers, &mut answered, Some(&sizes), &mut traffic);
             // A successor new to its owner is this rank's to expand.
             for (to, waiting) in pending.iter_mut().enumerate() {
                 assert_eq!(answered[to].len(), waiting.len(), "rank {to} answered every fingerprint sent to it");
@@ -739,11 +744,21 @@ fn ranks_named(n: u64) -> String {
     }
 }
 
-/// All-to-all, counting the bytes that leave this rank.
-fn exchange<R: Ranks + ?Sized>(ranks: &R, out: &[Vec<u8>], into: &mut [Vec<u8>], traffic: &mut Traffic) {
+/// All-to-all, counting the bytes that leave this rank; `sizes`: what each rank sends this one,
+/// where this rank knows it.
+fn exchange<R: Ranks + ?Sized>(
+    ranks: &R,
+    out: &[Vec<u8>],
+    into: &mut [Vec<u8>],
+    sizes: Option<&[usize]>,
+    traffic: &mut Traffic,
+) {
     let me = ranks.rank();
     traffic.bytes_sent += out.iter().enumerate().filter(|(r, _)| *r != me).map(|(_, b)| b.len() as u64).sum::<u64>();
-    ranks.exchange(out, into);
+    match sizes {
+        Some(sizes) => ranks.exchange_sized(out, into, sizes),
+        None => ranks.exchange(out, into),
+    }
 }
 
 /// The actions from an initial state along `chain` (fingerprints from the discovery back to

@@ -28,6 +28,39 @@ impl Mpi {
     }
 }
 
+/// Buffer lengths as MPI counts.
+fn counts(lengths: impl Iterator<Item = usize>) -> Vec<Count> {
+    lengths.map(|len| Count::try_from(len).expect("a buffer of under 2 GiB")).collect()
+}
+
+impl Mpi {
+    /// `out[r]` (`send_counts[r]` bytes) to rank `r`, and `recv_counts[r]` bytes from rank `r`
+    /// into `into[r]`: one all-to-all, every rank's counts agreeing with the others'.
+    fn all_to_all(&self, out: &[Vec<u8>], send_counts: &[Count], into: &mut [Vec<u8>], recv_counts: &[Count]) {
+        let send_displs = displacements(send_counts);
+        let recv_displs = displacements(recv_counts);
+        let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
+        let mut scratch = self.scratch.borrow_mut();
+        let (send, recv) = &mut *scratch;
+        // Both buffers are real allocations, even when empty: Open MPI refuses a send buffer at
+        // the receive buffer's address (as two empty vectors' dangling pointers would be).
+        send.clear();
+        send.reserve(1);
+        out.iter().for_each(|b| send.extend_from_slice(b));
+        recv.clear();
+        recv.resize(total.max(1), 0);
+        {
+            let sent = Partition::new(&send[..], send_counts, &send_displs[..]);
+            let mut received = PartitionMut::new(&mut recv[..total], recv_counts, &recv_displs[..]);
+            self.world.all_to_all_varcount_into(&sent, &mut received);
+        }
+        for ((to, &c), &d) in into.iter_mut().zip(recv_counts).zip(&recv_displs) {
+            to.clear();
+            to.extend_from_slice(&recv[d as usize..(d + c) as usize]);
+        }
+    }
+}
+
 /// Offsets of consecutive blocks of `counts` elements.
 fn displacements(counts: &[Count]) -> Vec<Count> {
     counts
@@ -56,31 +89,16 @@ impl Ranks for Mpi {
     fn exchange(&self, out: &[Vec<u8>], into: &mut [Vec<u8>]) {
         let n = self.size();
         assert_eq!((out.len(), into.len()), (n, n), "one buffer per rank");
-        let send_counts: Vec<Count> =
-            out.iter().map(|b| Count::try_from(b.len()).expect("a buffer of under 2 GiB")).collect();
+        let send_counts = counts(out.iter().map(Vec::len));
         let mut recv_counts = vec![0 as Count; n];
         self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
-        let send_displs = displacements(&send_counts);
-        let recv_displs = displacements(&recv_counts);
-        let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
-        let mut scratch = self.scratch.borrow_mut();
-        let (send, recv) = &mut *scratch;
-        // Both buffers are real allocations, even when empty: Open MPI refuses a send buffer at
-        // the receive buffer's address (as two empty vectors' dangling pointers would be).
-        send.clear();
-        send.reserve(1);
-        out.iter().for_each(|b| send.extend_from_slice(b));
-        recv.clear();
-        recv.resize(total.max(1), 0);
-        {
-            let sent = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
-            let mut received = PartitionMut::new(&mut recv[..total], &recv_counts[..], &recv_displs[..]);
-            self.world.all_to_all_varcount_into(&sent, &mut received);
-        }
-        for ((to, &c), &d) in into.iter_mut().zip(&recv_counts).zip(&recv_displs) {
-            to.clear();
-            to.extend_from_slice(&recv[d as usize..(d + c) as usize]);
-        }
+        self.all_to_all(out, &send_counts, into, &recv_counts);
+    }
+
+    fn exchange_sized(&self, out: &[Vec<u8>], into: &mut [Vec<u8>], sizes: &[usize]) {
+        let n = self.size();
+        assert_eq!((out.len(), into.len(), sizes.len()), (n, n, n), "one buffer per rank");
+        self.all_to_all(out, &counts(out.iter().map(Vec::len)), into, &counts(sizes.iter().copied()));
     }
 
     fn sum(&self, values: &mut [u64]) {

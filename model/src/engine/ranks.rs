@@ -22,6 +22,16 @@ pub trait Ranks {
     /// rank `r` sent this one in `into[r]` (replacing its content, keeping its allocation).
     fn exchange(&self, out: &[Vec<u8>], into: &mut [Vec<u8>]);
 
+    /// As [`Ranks::exchange`], when this rank knows how many bytes each rank sends it
+    /// (`sizes[r]` from rank `r`): on MPI one collective fewer (no sizes exchanged first).
+    /// Every rank's `sizes` must agree with what the others send it.
+    fn exchange_sized(&self, out: &[Vec<u8>], into: &mut [Vec<u8>], sizes: &[usize]) {
+        self.exchange(out, into);
+        for (r, (got, &size)) in into.iter().zip(sizes).enumerate() {
+            assert_eq!(got.len(), size, "rank {} was sent {} bytes by rank {r}, not {size}", self.rank(), got.len());
+        }
+    }
+
     /// Replaces each value by its sum over the ranks (wrapping).
     fn sum(&self, values: &mut [u64]);
 
@@ -120,6 +130,9 @@ mod tests {
                     let out: Vec<Vec<u8>> = (0..r.size() as u8).map(|to| vec![me, to]).collect();
                     let mut got = vec![vec![9]; r.size()];
                     r.exchange(&out, &mut got);
+                    let mut sized = vec![Vec::new(); r.size()];
+                    r.exchange_sized(&out, &mut sized, &[2, 2, 2]);
+                    assert_eq!(sized, got);
                     let mut v = [u64::from(me) + 1, 10 - u64::from(me)];
                     r.sum(&mut v[..1]);
                     r.max(&mut v[1..]);
@@ -131,6 +144,24 @@ mod tests {
             let (me, got, v) = h.join().unwrap();
             assert_eq!(got, (0..3u8).map(|from| vec![from, me]).collect::<Vec<_>>());
             assert_eq!(v, [6, 10]);
+        }
+    }
+
+    #[test]
+    fn an_exchange_of_other_sizes_than_known_fails() {
+        let handles: Vec<_> = Threads::group(2)
+            .into_iter()
+            .map(|r| {
+                std::thread::spawn(move || {
+                    let out = vec![vec![1, 2, 3]; 2];
+                    r.exchange_sized(&out, &mut vec![Vec::new(); 2], &[3, 2]);
+                })
+            })
+            .collect();
+        for h in handles {
+            let e = h.join().expect_err("3 bytes from rank 1, not 2");
+            let said = e.downcast_ref::<String>().expect("a message");
+            assert!(said.contains("was sent 3 bytes by rank 1, not 2"), "{said}");
         }
     }
 
