@@ -544,7 +544,10 @@ where
                     answer.push(u8::from(table.insert(succ, parent)));
                 }
             }
-            // One byte answers each fingerprint asked: this rank knows how many it gets back.
+            // One byte answers each fingerprint asked: this rank knows how many it gets back. (On
+            // MPI sizes are not checked: an owner answering fewer than it was asked would leave
+            // zeros, "seen". The thread ranks' exchange checks them, so every search the tests
+            // run on them does.)
             sizes.clear();
             sizes.extend(pending.iter().map(Vec::len));
             exchange(ranks, &answers, &mut answered, Some(&sizes), &mut traffic);

@@ -26,14 +26,7 @@ impl Mpi {
         let local = world.split_shared(world.rank()).size() as usize;
         Mpi { world, local, scratch: Default::default() }
     }
-}
 
-/// Buffer lengths as MPI counts.
-fn counts(lengths: impl Iterator<Item = usize>) -> Vec<Count> {
-    lengths.map(|len| Count::try_from(len).expect("a buffer of under 2 GiB")).collect()
-}
-
-impl Mpi {
     /// `out[r]` (`send_counts[r]` bytes) to rank `r`, and `recv_counts[r]` bytes from rank `r`
     /// into `into[r]`: one all-to-all, every rank's counts agreeing with the others'.
     fn all_to_all(&self, out: &[Vec<u8>], send_counts: &[Count], into: &mut [Vec<u8>], recv_counts: &[Count]) {
@@ -59,6 +52,11 @@ impl Mpi {
             to.extend_from_slice(&recv[d as usize..(d + c) as usize]);
         }
     }
+}
+
+/// Buffer lengths as MPI counts.
+fn counts(lengths: impl Iterator<Item = usize>) -> Vec<Count> {
+    lengths.map(|len| Count::try_from(len).expect("a buffer of under 2 GiB")).collect()
 }
 
 /// Offsets of consecutive blocks of `counts` elements.
