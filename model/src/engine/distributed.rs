@@ -1196,6 +1196,12 @@ mod tests {
     }
 
     #[test]
+    fn a_count_of_ranks_is_said_in_words() {
+        assert_eq!(ranks_named(1), "1 rank");
+        assert_eq!(ranks_named(3), "3 ranks");
+    }
+
+    #[test]
     fn a_seen_set_past_five_eighths_full_is_due_to_grow() {
         let mut t = Parents::new();
         for k in 1..=(5 << 13) - 1 {
