@@ -866,18 +866,13 @@ mod tests {
         M::State: Hash + Clone,
         M::Action: Clone + Send,
     {
-        let handles: Vec<_> = Threads::group(n)
-            .into_iter()
-            .map(|r| {
-                std::thread::spawn(move || {
-                    let mut rounds = 0;
-                    let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
-                    let progress = &mut |_: &Progress| rounds += 1;
-                    let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress, disk };
-                    (search(&model, &r, Limits::default(), None, hooks).expect("a search"), rounds)
-                })
-            })
-            .collect();
+        let handles = Threads::spawn(n, move |r| {
+            let mut rounds = 0;
+            let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
+            let progress = &mut |_: &Progress| rounds += 1;
+            let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress, disk };
+            (search(&model, &r, Limits::default(), None, hooks).expect("a search"), rounds)
+        });
         let (outcomes, rounds): (Vec<_>, Vec<_>) = handles.into_iter().map(|h| h.join().unwrap()).unzip();
         (outcomes, rounds[0])
     }
@@ -956,18 +951,13 @@ mod tests {
     /// [`Tree`] searched on `n` ranks that write the levels to disk from round `budget` on, and
     /// rank 0's rounds.
     fn tree_on(n: usize, budget: u64) -> (Outcome<u32>, u64) {
-        let handles: Vec<_> = Threads::group(n)
-            .into_iter()
-            .map(|r| {
-                std::thread::spawn(move || {
-                    ROUNDS.with(|c| c.set(0));
-                    let disk = Disk { budget, dir: &std::env::temp_dir() };
-                    let hooks = Hooks { stop: &|| false, memory: growing, progress: &mut |_| {}, disk };
-                    let o = search(&Tree, &r, Limits::default(), None, hooks).expect("a search");
-                    (o, ROUNDS.with(|c| c.get()))
-                })
-            })
-            .collect();
+        let handles = Threads::spawn(n, move |r| {
+            ROUNDS.with(|c| c.set(0));
+            let disk = Disk { budget, dir: &std::env::temp_dir() };
+            let hooks = Hooks { stop: &|| false, memory: growing, progress: &mut |_| {}, disk };
+            let o = search(&Tree, &r, Limits::default(), None, hooks).expect("a search");
+            (o, ROUNDS.with(|c| c.get()))
+        });
         let mut outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
         outcomes.swap_remove(0)
     }

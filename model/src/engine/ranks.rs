@@ -63,6 +63,22 @@ impl Threads {
         (0..size).map(|rank| Threads { rank, size, board: Arc::clone(&board), barrier: Arc::clone(&barrier) }).collect()
     }
 
+    /// A group of `size` ranks, each running `f` on a thread of its own (tests).
+    #[cfg(test)]
+    pub(crate) fn spawn<T, F>(size: usize, f: F) -> Vec<std::thread::JoinHandle<T>>
+    where
+        T: Send + 'static,
+        F: Fn(Threads) -> T + Clone + Send + 'static,
+    {
+        Threads::group(size)
+            .into_iter()
+            .map(|r| {
+                let f = f.clone();
+                std::thread::spawn(move || f(r))
+            })
+            .collect()
+    }
+
     fn board(&self) -> std::sync::MutexGuard<'_, Board> {
         self.board.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -122,24 +138,19 @@ mod tests {
 
     #[test]
     fn threads_exchange_buffers_and_reduce_values() {
-        let handles: Vec<_> = Threads::group(3)
-            .into_iter()
-            .map(|r| {
-                std::thread::spawn(move || {
-                    let me = r.rank() as u8;
-                    let out: Vec<Vec<u8>> = (0..r.size() as u8).map(|to| vec![me, to]).collect();
-                    let mut got = vec![vec![9]; r.size()];
-                    r.exchange(&out, &mut got);
-                    let mut sized = vec![Vec::new(); r.size()];
-                    r.exchange_sized(&out, &mut sized, &[2, 2, 2]);
-                    assert_eq!(sized, got);
-                    let mut v = [u64::from(me) + 1, 10 - u64::from(me)];
-                    r.sum(&mut v[..1]);
-                    r.max(&mut v[1..]);
-                    (me, got, v)
-                })
-            })
-            .collect();
+        let handles = Threads::spawn(3, |r| {
+            let me = r.rank() as u8;
+            let out: Vec<Vec<u8>> = (0..r.size() as u8).map(|to| vec![me, to]).collect();
+            let mut got = vec![vec![9]; r.size()];
+            r.exchange(&out, &mut got);
+            let mut sized = vec![Vec::new(); r.size()];
+            r.exchange_sized(&out, &mut sized, &[2, 2, 2]);
+            assert_eq!(sized, got);
+            let mut v = [u64::from(me) + 1, 10 - u64::from(me)];
+            r.sum(&mut v[..1]);
+            r.max(&mut v[1..]);
+            (me, got, v)
+        });
         for h in handles {
             let (me, got, v) = h.join().unwrap();
             assert_eq!(got, (0..3u8).map(|from| vec![from, me]).collect::<Vec<_>>());
@@ -149,15 +160,10 @@ mod tests {
 
     #[test]
     fn an_exchange_of_other_sizes_than_known_fails() {
-        let handles: Vec<_> = Threads::group(2)
-            .into_iter()
-            .map(|r| {
-                std::thread::spawn(move || {
-                    let out = vec![vec![1, 2, 3]; 2];
-                    r.exchange_sized(&out, &mut vec![Vec::new(); 2], &[3, 2]);
-                })
-            })
-            .collect();
+        let handles = Threads::spawn(2, |r| {
+            let out = vec![vec![1, 2, 3]; 2];
+            r.exchange_sized(&out, &mut vec![Vec::new(); 2], &[3, 2]);
+        });
         for h in handles {
             let e = h.join().expect_err("3 bytes from rank 1, not 2");
             let said = e.downcast_ref::<String>().expect("a message");
