@@ -15,11 +15,14 @@ use smallvec::SmallVec;
 use super::chans::Chans;
 use super::serial::{small, Flat};
 use super::stamp::Stamp;
+use super::state::{mix, MAX_HOUSES};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// A short list per channel, stored flat (one run per channel, in channel order), so that equal
 /// contents are equal values whatever order the channels were filled in. Serialized as its two
 /// buffers; read back only if the lengths add up to the items.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(
     try_from = "Flat<[u8; 6], [Stamp<M>; 2]>",
     bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>")
@@ -36,6 +39,14 @@ impl<M> TryFrom<Flat<[u8; 6], [Stamp<M>; 2]>> for Lists<M> {
     fn try_from(flat: Flat<[u8; 6], [Stamp<M>; 2]>) -> Result<Self, &'static str> {
         let (lens, items) = flat.checked("the ghost lists' lengths do not add up to their items")?;
         Ok(Lists { lens, items })
+    }
+}
+
+/// Copied, not cloned item by item: a step clones a state's ghost lists (a dozen per snapshot)
+/// with the state.
+impl<M: Copy> Clone for Lists<M> {
+    fn clone(&self) -> Self {
+        Lists { lens: SmallVec::from_slice(&self.lens), items: SmallVec::from_slice(&self.items) }
     }
 }
 
@@ -104,7 +115,7 @@ impl<M: Copy + Eq> Lists<M> {
 }
 
 /// Per-snapshot ghost data.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SnapGhost<M> {
     /// The snapshot has been initiated somewhere.
     pub active: bool,
@@ -132,7 +143,21 @@ pub struct SnapGhost<M> {
     /// (d) Per channel: post-cut receipts before completion, in order.
     pub post_received: Lists<M>,
     /// Budget of each house when it recorded (trade-over at S* needs it).
-    pub rec_budget: Vec<u8>,
+    #[serde(with = "small")]
+    pub rec_budget: SmallVec<[u8; MAX_HOUSES]>,
+}
+
+/// Copied field by field (the lists copied whole, the budgets inline): no allocation.
+impl<M: Copy> Clone for SnapGhost<M> {
+    fn clone(&self) -> Self {
+        SnapGhost {
+            expected: self.expected.clone(),
+            post_sent: self.post_sent.clone(),
+            post_received: self.post_received.clone(),
+            rec_budget: SmallVec::from_slice(&self.rec_budget),
+            ..*self
+        }
+    }
 }
 
 impl<M> Default for SnapGhost<M> {
@@ -149,28 +174,120 @@ impl<M> Default for SnapGhost<M> {
             expected: Lists::default(),
             post_sent: Lists::default(),
             post_received: Lists::default(),
-            rec_budget: Vec::new(),
+            rec_budget: SmallVec::new(),
         }
     }
 }
 
+/// One snapshot's ghost data, shared by every state whose step did not change it, with its hash
+/// computed once per change (as a house is, see `state::Shared`): a step clones a pointer, and
+/// hashing a state's ghost hashes one word per snapshot.
+pub struct Snap<M>(Arc<(u64, SnapGhost<M>)>);
+
+fn word_of<M: Hash>(g: &SnapGhost<M>) -> u64 {
+    static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
+        0x9216_d5d9_8979_fb1b,
+        0xd131_0ba6_98df_b5ac,
+        0x2ffd_72db_d01a_df7e,
+        0xb8e1_afed_6a26_7e96,
+    );
+    SEEDS.hash_one(g)
+}
+
+impl<M: Copy + Hash> Snap<M> {
+    /// Shares `g`.
+    pub fn new(g: SnapGhost<M>) -> Self {
+        Snap(Arc::new((word_of(&g), g)))
+    }
+
+    /// Changes the data (copying them first if another state shares them) and rehashes them.
+    pub fn edit<R>(&mut self, f: impl FnOnce(&mut SnapGhost<M>) -> R) -> R {
+        let (word, g) = Arc::make_mut(&mut self.0);
+        let r = f(g);
+        *word = word_of(g);
+        r
+    }
+
+    /// The data's hash, computed once per change.
+    pub fn word(&self) -> u64 {
+        self.0 .0
+    }
+}
+
+impl<M> Clone for Snap<M> {
+    fn clone(&self) -> Self {
+        Snap(Arc::clone(&self.0))
+    }
+}
+
+impl<M> std::ops::Deref for Snap<M> {
+    type Target = SnapGhost<M>;
+    fn deref(&self) -> &SnapGhost<M> {
+        &self.0 .1
+    }
+}
+
+impl<M: PartialEq> PartialEq for Snap<M> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 .0 == other.0 .0 && (Arc::ptr_eq(&self.0, &other.0) || self.0 .1 == other.0 .1)
+    }
+}
+
+impl<M: Eq> Eq for Snap<M> {}
+
+impl<M: std::fmt::Debug> std::fmt::Debug for Snap<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0 .1.fmt(f)
+    }
+}
+
+/// Serialized as the data; read back unshared, its hash recomputed.
+impl<M: Serialize> Serialize for Snap<M> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0 .1.serialize(s)
+    }
+}
+
+impl<'de, M: Copy + Hash + Deserialize<'de>> Deserialize<'de> for Snap<M> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SnapGhost::deserialize(d).map(Snap::new)
+    }
+}
+
 /// Ghost data of every snapshot id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound(serialize = "M: Serialize", deserialize = "M: Copy + Hash + Deserialize<'de>"))]
 pub struct Ghost<M> {
-    /// Indexed by snapshot id.
-    pub snaps: Vec<SnapGhost<M>>,
+    /// Indexed by snapshot id (two inline: most runs have one or two).
+    #[serde(with = "small")]
+    pub snaps: SmallVec<[Snap<M>; 2]>,
     /// Unaligned barriers: the tags of the carts waiting in output buffers, `(channel, tag)`
     /// oldest first per channel (a cart's tag is fixed when it is sent into the buffer).
     #[serde(with = "small")]
     pub buffered: SmallVec<[(u8, u32); 2]>,
 }
 
-impl<M: Copy + Eq> Ghost<M> {
+/// A ghost hashes as one word: each snapshot's word by its place, and the buffers' tags.
+impl<M> Hash for Ghost<M> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let snaps = self
+            .snaps
+            .iter()
+            .enumerate()
+            .map(|(s, g)| mix(g.0 .0 ^ (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        state.write_u64(snaps.fold(0, u64::wrapping_add));
+        self.buffered.hash(state);
+    }
+}
+
+impl<M: Copy + Hash> Ghost<M> {
     /// Ghost data for `snapshots` ids.
     pub fn new(snapshots: usize) -> Self {
-        Ghost { snaps: (0..snapshots).map(|_| SnapGhost::default()).collect(), buffered: SmallVec::new() }
+        Ghost { snaps: (0..snapshots).map(|_| Snap::new(SnapGhost::default())).collect(), buffered: SmallVec::new() }
     }
+}
 
+impl<M: Copy + Eq + Hash> Ghost<M> {
     /// Unaligned barriers: a cart with `tag` went into the output buffer of `channel`.
     pub fn on_buffer(&mut self, channel: usize, tag: u32) {
         self.buffered.push((channel as u8, tag));
@@ -194,9 +311,11 @@ impl<M: Copy + Eq> Ghost<M> {
         for (s, g) in self.snaps.iter_mut().enumerate() {
             if Some(s) == kept {
                 // Judged already: frozen (what happens after the crash is not its business).
-                g.active = false;
-            } else {
-                *g = SnapGhost::default();
+                if g.active {
+                    g.edit(|g| g.active = false);
+                }
+            } else if **g != SnapGhost::default() {
+                *g = Snap::new(SnapGhost::default());
             }
         }
         self.buffered.clear();
@@ -206,22 +325,25 @@ impl<M: Copy + Eq> Ghost<M> {
     /// `accounted` of the conserved quantity (see `StateData::accounted`), where the stable
     /// predicates are `y`.
     pub fn activate(&mut self, s: usize, chans: &Chans<M>, houses: usize, accounted: u64, initial_total: u64, y: u8) {
-        let g = &mut self.snaps[s];
-        if g.active {
+        if self.snaps[s].active {
             return;
         }
-        g.active = true;
-        let n = chans.len();
-        g.expected = Lists::new(n);
-        g.post_sent = Lists::new(n);
-        g.post_received = Lists::new(n);
-        g.rec_budget = vec![0; houses];
-        // Everything stolen so far was stolen before any cut.
-        g.stolen_pre = initial_total.saturating_sub(accounted).min(255) as u8;
-        g.y_begin = y;
+        self.snaps[s].edit(|g| {
+            g.active = true;
+            let n = chans.len();
+            g.expected = Lists::new(n);
+            g.post_sent = Lists::new(n);
+            g.post_received = Lists::new(n);
+            g.rec_budget = SmallVec::from_elem(0, houses);
+            // Everything stolen so far was stolen before any cut.
+            g.stolen_pre = initial_total.saturating_sub(accounted).min(255) as u8;
+            g.y_begin = y;
+        });
     }
 
-    fn active(&mut self) -> impl Iterator<Item = (u32, &mut SnapGhost<M>)> {
+    /// The active snapshots' bits and data. Each is changed only where a step changes it (with
+    /// [`Snap::edit`], which copies data other states share).
+    fn active(&mut self) -> impl Iterator<Item = (u32, &mut Snap<M>)> {
         self.snaps.iter_mut().enumerate().filter(|(_, g)| g.active).map(|(s, g)| (1 << s, g))
     }
 
@@ -231,10 +353,10 @@ impl<M: Copy + Eq> Ghost<M> {
         for (bit, g) in self.active() {
             if tag & bit == 0 {
                 if receiver & bit != 0 {
-                    g.expected.push(channel, cart);
+                    g.edit(|g| g.expected.push(channel, cart));
                 }
             } else if done & bit == 0 {
-                g.post_sent.push(channel, cart);
+                g.edit(|g| g.post_sent.push(channel, cart));
             }
         }
     }
@@ -257,10 +379,15 @@ impl<M: Copy + Eq> Ghost<M> {
         for (bit, g) in self.active() {
             if recorded & bit == 0 {
                 // Pre-cut receipt.
-                g.crossed |= tag & bit != 0;
-                g.prefifo |= ahead;
+                let crossed = tag & bit != 0;
+                if crossed && !g.crossed || ahead && !g.prefifo {
+                    g.edit(|g| {
+                        g.crossed |= crossed;
+                        g.prefifo |= ahead;
+                    });
+                }
             } else if done & bit == 0 {
-                g.post_received.push(channel, cart);
+                g.edit(|g| g.post_received.push(channel, cart));
             }
         }
     }
@@ -269,10 +396,12 @@ impl<M: Copy + Eq> Ghost<M> {
     pub fn on_theft(&mut self, channel: usize, cart: Stamp<M>, amount: u64, tag: u32, done: u32) {
         for (bit, g) in self.active() {
             if tag & bit == 0 {
-                g.expected.remove(channel, &cart);
-                g.stolen_pre = g.stolen_pre.saturating_add(amount.min(255) as u8);
+                g.edit(|g| {
+                    g.expected.remove(channel, &cart);
+                    g.stolen_pre = g.stolen_pre.saturating_add(amount.min(255) as u8);
+                });
             } else if done & bit == 0 {
-                g.post_sent.remove(channel, &cart);
+                g.edit(|g| g.post_sent.remove(channel, &cart));
             }
         }
     }
@@ -295,17 +424,7 @@ impl<M: Copy + Eq> Ghost<M> {
     ) {
         let tags: Vec<Vec<u32>> = channels.iter().map(|&c| self.buffered_tags(c).collect()).collect();
         let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) else { return };
-        g.rec_budget[house] = budget;
-        g.state_bad |= !faithful;
-        let bit = 1 << s;
-        for (k, &c) in channels.iter().enumerate() {
-            let on_road = chans.get(c).iter().filter_map(|p| match p.msg {
-                chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
-                _ => None,
-            });
-            let in_buffer = buffered(c).into_iter().zip(&tags[k]).filter(|(_, &t)| t & bit == 0).map(|(cart, _)| cart);
-            g.expected.set(c, on_road.chain(in_buffer));
-        }
+        g.edit(|g| g.record(s, house, budget, faithful, channels, chans, buffered, &tags));
     }
 
     /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`, where the
@@ -320,7 +439,48 @@ impl<M: Copy + Eq> Ghost<M> {
         y: u8,
         buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
     ) {
-        let g = &mut self.snaps[s];
+        self.snaps[s].edit(|g| g.complete(chans, records, y, buffered));
+    }
+}
+
+impl<M: Copy + Eq> SnapGhost<M> {
+    /// [`Ghost::on_record`] of snapshot `s`, with the tags of the carts buffered for each
+    /// channel.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        s: usize,
+        house: usize,
+        budget: u8,
+        faithful: bool,
+        channels: &[usize],
+        chans: &Chans<M>,
+        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
+        tags: &[Vec<u32>],
+    ) {
+        let g = self;
+        g.rec_budget[house] = budget;
+        g.state_bad |= !faithful;
+        let bit = 1 << s;
+        for (k, &c) in channels.iter().enumerate() {
+            let on_road = chans.get(c).iter().filter_map(|p| match p.msg {
+                chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
+                _ => None,
+            });
+            let in_buffer = buffered(c).into_iter().zip(&tags[k]).filter(|(_, &t)| t & bit == 0).map(|(cart, _)| cart);
+            g.expected.set(c, on_road.chain(in_buffer));
+        }
+    }
+
+    /// [`Ghost::on_complete`] of this snapshot.
+    fn complete(
+        &mut self,
+        chans: &Chans<M>,
+        records: &[Vec<Stamp<M>>],
+        y: u8,
+        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
+    ) {
+        let g = self;
         g.end_bad = records.iter().enumerate().any(|(c, record)| {
             let mut queue: std::collections::VecDeque<Stamp<M>> =
                 record.iter().chain(g.post_sent.get(c)).copied().collect();

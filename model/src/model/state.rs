@@ -248,7 +248,7 @@ impl<A: Spec> Hash for StateData<A> {
 }
 
 /// Murmur3's 64-bit finaliser: a bijection whose every output bit depends on every input bit.
-fn mix(mut x: u64) -> u64 {
+pub(crate) fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;

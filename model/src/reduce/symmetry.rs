@@ -182,14 +182,16 @@ fn apply<A: Spec>(perm: &Perm, s: &State<A>) -> State<A> {
     let ghost = s.ghost.as_ref().map(|g| {
         let mut g = g.clone();
         for snap in g.snaps.iter_mut().filter(|snap| snap.active) {
-            snap.expected = snap.expected.permuted(&perm.chans, &msg);
-            snap.post_sent = snap.post_sent.permuted(&perm.chans, &msg);
-            snap.post_received = snap.post_received.permuted(&perm.chans, &msg);
-            let mut rec = snap.rec_budget.clone();
-            for (i, &b) in snap.rec_budget.iter().enumerate() {
-                rec[perm.procs[i]] = b;
-            }
-            snap.rec_budget = rec;
+            snap.edit(|snap| {
+                snap.expected = snap.expected.permuted(&perm.chans, &msg);
+                snap.post_sent = snap.post_sent.permuted(&perm.chans, &msg);
+                snap.post_received = snap.post_received.permuted(&perm.chans, &msg);
+                let mut rec = snap.rec_budget.clone();
+                for (i, &b) in snap.rec_budget.iter().enumerate() {
+                    rec[perm.procs[i]] = b;
+                }
+                snap.rec_budget = rec;
+            });
         }
         g
     });
