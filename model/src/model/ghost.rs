@@ -503,3 +503,85 @@ impl<M: Copy + Eq> SnapGhost<M> {
         g.post_received = Lists::new(n);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    fn cart(seq: u8) -> Stamp<u32> {
+        Stamp { seq, msg: 1 }
+    }
+
+    fn fingerprint(g: &Ghost<u32>) -> u64 {
+        std::hash::BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(g)
+    }
+
+    /// Snapshot 0 active on 2 channels between 2 houses.
+    fn active() -> Ghost<u32> {
+        let mut g = Ghost::new(2);
+        g.activate(0, &Chans::new(2), 2, 4, 4, 0);
+        g
+    }
+
+    /// A step that leaves a snapshot's data as they were leaves them shared with the state it
+    /// came from; one that changes them copies them first, and the copy hashes differently.
+    #[test]
+    fn a_snapshots_data_are_copied_only_when_a_step_changes_them() {
+        let before = active();
+        let shared = |a: &Ghost<u32>, s: usize| std::ptr::eq::<SnapGhost<u32>>(&*a.snaps[s], &*before.snaps[s]);
+        let mut g = before.clone();
+        assert!(shared(&g, 0) && shared(&g, 1));
+        // Sent after the sender recorded, snapshot 0 complete: nothing to remember.
+        g.on_send(0, cart(1), 1, 0, 1);
+        // A receipt after the receiver recorded, snapshot 0 complete; an inactive snapshot 1.
+        g.on_receive(&Chans::new(2), 0, 0, cart(1), 0, 1, 1);
+        assert!(shared(&g, 0) && shared(&g, 1));
+        assert_eq!(fingerprint(&g), fingerprint(&before));
+
+        // A pre-cut receipt of a post-cut cart: crossed, copied.
+        g.on_receive(&Chans::new(2), 0, 0, cart(1), 1, 0, 0);
+        assert!(g.snaps[0].crossed && !before.snaps[0].crossed);
+        assert!(!shared(&g, 0) && shared(&g, 1));
+        assert_ne!(fingerprint(&g), fingerprint(&before));
+        // Crossed again: already so, the data stay the very same.
+        let again = g.clone();
+        g.on_receive(&Chans::new(2), 0, 0, cart(1), 1, 0, 0);
+        assert!(std::ptr::eq::<SnapGhost<u32>>(&*g.snaps[0], &*again.snaps[0]));
+
+        // A post-cut send before completion is remembered, on a copy.
+        let mut h = before.clone();
+        h.on_send(1, cart(2), 1, 0, 0);
+        assert_eq!(h.snaps[0].post_sent.get(1), &[cart(2)]);
+        assert!(before.snaps[0].post_sent.get(1).is_empty() && !shared(&h, 0));
+    }
+
+    /// Equal data are equal and hash alike however they were reached; data that differ in one
+    /// snapshot, or the same data under another snapshot id, do not.
+    #[test]
+    fn ghost_data_hash_by_content_and_place() {
+        let mut a = active();
+        a.on_send(1, cart(2), 1, 0, 0);
+        let mut b = Ghost::new(2);
+        b.activate(0, &Chans::new(2), 2, 4, 4, 0);
+        b.on_send(1, cart(2), 1, 0, 0);
+        assert!(!std::ptr::eq::<SnapGhost<u32>>(&*a.snaps[0], &*b.snaps[0]));
+        assert_eq!(a, b);
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+
+        b.on_send(1, cart(3), 1, 0, 0);
+        assert_ne!(a, b);
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+
+        // Snapshot 1 active instead of 0: the same data in the other place.
+        let mut c = Ghost::new(2);
+        c.activate(1, &Chans::new(2), 2, 4, 4, 0);
+        assert_ne!(fingerprint(&c), fingerprint(&active()));
+
+        // Read back, the data hash as before.
+        let bytes = serde_json::to_vec(&a).unwrap();
+        let read: Ghost<u32> = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(read, a);
+        assert_eq!(fingerprint(&read), fingerprint(&a));
+    }
+}
