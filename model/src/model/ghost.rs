@@ -15,7 +15,6 @@ use smallvec::SmallVec;
 use super::chans::Chans;
 use super::serial::{small, Flat};
 use super::stamp::Stamp;
-use super::state::{mix, MAX_HOUSES};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -114,6 +113,10 @@ impl<M: Copy + Eq> Lists<M> {
     }
 }
 
+/// The recording budgets held inline: as many as a state holds houses (`state::MAX_HOUSES`, which
+/// asserts it).
+pub const INLINE_HOUSES: usize = 16;
+
 /// Per-snapshot ghost data.
 #[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SnapGhost<M> {
@@ -144,7 +147,7 @@ pub struct SnapGhost<M> {
     pub post_received: Lists<M>,
     /// Budget of each house when it recorded (trade-over at S* needs it).
     #[serde(with = "small")]
-    pub rec_budget: SmallVec<[u8; MAX_HOUSES]>,
+    pub rec_budget: SmallVec<[u8; INLINE_HOUSES]>,
 }
 
 /// Copied field by field (the lists copied whole, the budgets inline): no allocation.
@@ -207,11 +210,6 @@ impl<M: Copy + Hash> Snap<M> {
         *word = word_of(g);
         r
     }
-
-    /// The data's hash, computed once per change.
-    pub fn word(&self) -> u64 {
-        self.0 .0
-    }
 }
 
 impl<M> Clone for Snap<M> {
@@ -267,15 +265,12 @@ pub struct Ghost<M> {
     pub buffered: SmallVec<[(u8, u32); 2]>,
 }
 
-/// A ghost hashes as one word: each snapshot's word by its place, and the buffers' tags.
+/// A ghost hashes as one word per snapshot, in snapshot order, and the buffers' tags.
 impl<M> Hash for Ghost<M> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let snaps = self
-            .snaps
-            .iter()
-            .enumerate()
-            .map(|(s, g)| mix(g.0 .0 ^ (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
-        state.write_u64(snaps.fold(0, u64::wrapping_add));
+        for g in &self.snaps {
+            state.write_u64(g.0 .0);
+        }
         self.buffered.hash(state);
     }
 }

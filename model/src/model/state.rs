@@ -176,6 +176,7 @@ impl<A: Spec> std::ops::DerefMut for State<A> {
 /// The most houses a state holds (the size of its budget and sequence-number arrays; channel
 /// and house indices are `u8`, and 16 houses have at most 240 channels).
 pub const MAX_HOUSES: usize = 16;
+const _: () = assert!(super::ghost::INLINE_HOUSES == MAX_HOUSES);
 
 /// The contents of a [`State`].
 #[derive(Debug, PartialEq, Eq)]
@@ -248,7 +249,7 @@ impl<A: Spec> Hash for StateData<A> {
 }
 
 /// Murmur3's 64-bit finaliser: a bijection whose every output bit depends on every input bit.
-pub(crate) fn mix(mut x: u64) -> u64 {
+fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
