@@ -419,7 +419,20 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
     ) {
         let tags: Vec<Vec<u32>> = channels.iter().map(|&c| self.buffered_tags(c).collect()).collect();
         let Some(g) = self.snaps.get_mut(s).filter(|g| g.active) else { return };
-        g.edit(|g| g.record(s, house, budget, faithful, channels, chans, buffered, &tags));
+        g.edit(|g| {
+            g.rec_budget[house] = budget;
+            g.state_bad |= !faithful;
+            let bit = 1 << s;
+            for (k, &c) in channels.iter().enumerate() {
+                let on_road = chans.get(c).iter().filter_map(|p| match p.msg {
+                    chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
+                    _ => None,
+                });
+                let in_buffer =
+                    buffered(c).into_iter().zip(&tags[k]).filter(|(_, &t)| t & bit == 0).map(|(cart, _)| cart);
+                g.expected.set(c, on_road.chain(in_buffer));
+            }
+        });
     }
 
     /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`, where the
@@ -434,68 +447,28 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
         y: u8,
         buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
     ) {
-        self.snaps[s].edit(|g| g.complete(chans, records, y, buffered));
-    }
-}
-
-impl<M: Copy + Eq> SnapGhost<M> {
-    /// [`Ghost::on_record`] of snapshot `s`, with the tags of the carts buffered for each
-    /// channel.
-    #[allow(clippy::too_many_arguments)]
-    fn record(
-        &mut self,
-        s: usize,
-        house: usize,
-        budget: u8,
-        faithful: bool,
-        channels: &[usize],
-        chans: &Chans<M>,
-        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
-        tags: &[Vec<u32>],
-    ) {
-        let g = self;
-        g.rec_budget[house] = budget;
-        g.state_bad |= !faithful;
-        let bit = 1 << s;
-        for (k, &c) in channels.iter().enumerate() {
-            let on_road = chans.get(c).iter().filter_map(|p| match p.msg {
-                chandy_lamport::Message::App(cart) if p.tag & bit == 0 => Some(cart),
-                _ => None,
-            });
-            let in_buffer = buffered(c).into_iter().zip(&tags[k]).filter(|(_, &t)| t & bit == 0).map(|(cart, _)| cart);
-            g.expected.set(c, on_road.chain(in_buffer));
-        }
-    }
-
-    /// [`Ghost::on_complete`] of this snapshot.
-    fn complete(
-        &mut self,
-        chans: &Chans<M>,
-        records: &[Vec<Stamp<M>>],
-        y: u8,
-        buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
-    ) {
-        let g = self;
-        g.end_bad = records.iter().enumerate().any(|(c, record)| {
-            let mut queue: std::collections::VecDeque<Stamp<M>> =
-                record.iter().chain(g.post_sent.get(c)).copied().collect();
-            for cart in g.post_received.get(c) {
-                if queue.front() != Some(cart) {
-                    return true;
+        self.snaps[s].edit(|g| {
+            g.end_bad = records.iter().enumerate().any(|(c, record)| {
+                let mut queue: std::collections::VecDeque<Stamp<M>> =
+                    record.iter().chain(g.post_sent.get(c)).copied().collect();
+                for cart in g.post_received.get(c) {
+                    if queue.front() != Some(cart) {
+                        return true;
+                    }
+                    queue.pop_front();
                 }
-                queue.pop_front();
-            }
-            let actual = chans.get(c).iter().filter_map(|p| match p.msg {
-                chandy_lamport::Message::App(cart) => Some(cart),
-                chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
+                let actual = chans.get(c).iter().filter_map(|p| match p.msg {
+                    chandy_lamport::Message::App(cart) => Some(cart),
+                    chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
+                });
+                !queue.into_iter().eq(actual.chain(buffered(c)))
             });
-            !queue.into_iter().eq(actual.chain(buffered(c)))
+            g.y_end = y;
+            // No longer needed: forget them so that states differing only there merge.
+            let n = chans.len();
+            g.post_sent = Lists::new(n);
+            g.post_received = Lists::new(n);
         });
-        g.y_end = y;
-        // No longer needed: forget them so that states differing only there merge.
-        let n = chans.len();
-        g.post_sent = Lists::new(n);
-        g.post_received = Lists::new(n);
     }
 }
 
