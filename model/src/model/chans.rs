@@ -4,10 +4,11 @@
 use std::hash::Hash;
 
 use chandy_lamport::Message;
-use serde::{Deserialize, Serialize};
+use serde::ser::{Error as _, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
 use smallvec::SmallVec;
 
-use super::serial::{small, Flat};
+use super::serial::Flat;
 use super::stamp::Stamp;
 
 /// A message in transit with its ghost tag: in full mode, bit `s` is set when the message was
@@ -29,17 +30,15 @@ impl<M> Packet<M> {
 }
 
 /// The contents of every channel, stored flat (one run of packets per channel, in channel
-/// order) so that cloning a state copies one small buffer instead of a vector per channel.
-/// Serialized as its two buffers; read back only if the lengths add up to the packets.
-#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    try_from = "Flat<[u8; 12], [Packet<M>; 12]>",
-    bound(serialize = "M: Serialize", deserialize = "M: Deserialize<'de>")
-)]
+/// order) so that cloning a state copies one small buffer instead of a vector per channel. Each
+/// channel's run ends where `ends` says, so that a channel is found without summing the lengths
+/// before it. Serialized as the runs' lengths and the packets; read back only if the lengths
+/// add up to the packets.
+#[derive(Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "Flat<[u8; 12], [Packet<M>; 12]>", bound(deserialize = "M: Deserialize<'de>"))]
 pub struct Chans<M> {
-    #[serde(with = "small")]
-    lens: SmallVec<[u8; 12]>,
-    #[serde(with = "small")]
+    /// Where each channel's run ends in `packets` (one past its last packet).
+    ends: SmallVec<[u16; 12]>,
     packets: SmallVec<[Packet<M>; 12]>,
 }
 
@@ -47,70 +46,111 @@ impl<M> TryFrom<Flat<[u8; 12], [Packet<M>; 12]>> for Chans<M> {
     type Error = &'static str;
     fn try_from(flat: Flat<[u8; 12], [Packet<M>; 12]>) -> Result<Self, &'static str> {
         let (lens, packets) = flat.checked("the channels' lengths do not add up to the packets in transit")?;
-        Ok(Chans { lens, packets })
+        if packets.len() > usize::from(u16::MAX) {
+            return Err("more packets in transit than a state holds (65,535)");
+        }
+        let mut end = 0u16;
+        let ends = lens.iter().map(|&l| {
+            end += u16::from(l);
+            end
+        });
+        Ok(Chans { ends: ends.collect(), packets })
+    }
+}
+
+impl<M: Serialize> Serialize for Chans<M> {
+    /// As the runs' lengths (one byte each) and the packets, as [`Flat`] reads them.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut lens: SmallVec<[u8; 12]> = SmallVec::with_capacity(self.ends.len());
+        let mut start = 0;
+        for &end in &self.ends {
+            let len = u8::try_from(end - start)
+                .map_err(|_| S::Error::custom(format!("a channel holds {} packets, more than 255", end - start)))?;
+            lens.push(len);
+            start = end;
+        }
+        let mut st = s.serialize_struct("Chans", 2)?;
+        st.serialize_field("lens", lens.as_slice())?;
+        st.serialize_field("packets", self.packets.as_slice())?;
+        st.end()
     }
 }
 
 impl<M: Copy> Clone for Chans<M> {
     /// A plain copy of both buffers (the derived clone goes element by element).
     fn clone(&self) -> Self {
-        Chans { lens: SmallVec::from_slice(&self.lens), packets: SmallVec::from_slice(&self.packets) }
+        Chans { ends: SmallVec::from_slice(&self.ends), packets: SmallVec::from_slice(&self.packets) }
     }
 }
 
 impl<M: Copy> Chans<M> {
     /// `n` empty channels.
     pub fn new(n: usize) -> Self {
-        Chans { lens: SmallVec::from_elem(0, n), packets: SmallVec::new() }
+        Chans { ends: SmallVec::from_elem(0, n), packets: SmallVec::new() }
     }
 
     /// Number of channels.
     pub fn len(&self) -> usize {
-        self.lens.len()
+        self.ends.len()
     }
 
     /// Whether there are no channels at all.
     pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
+        self.ends.is_empty()
     }
 
-    fn start(&self, c: usize) -> usize {
-        self.lens[..c].iter().map(|&l| usize::from(l)).sum()
+    /// Where channel `c`'s run starts and ends in `packets`.
+    fn bounds(&self, c: usize) -> (usize, usize) {
+        let start = if c == 0 { 0 } else { self.ends[c - 1] };
+        (usize::from(start), usize::from(self.ends[c]))
+    }
+
+    /// Moves the ends of channel `c` and every later one by one packet, up or down.
+    fn shift(&mut self, c: usize, up: bool) {
+        for end in &mut self.ends[c..] {
+            *end = if up {
+                end.checked_add(1).expect("more packets in transit than a state holds (65,535)")
+            } else {
+                *end - 1
+            };
+        }
     }
 
     /// The packets of channel `c`, head first.
     pub fn get(&self, c: usize) -> &[Packet<M>] {
-        let start = self.start(c);
-        &self.packets[start..start + usize::from(self.lens[c])]
+        let (start, end) = self.bounds(c);
+        &self.packets[start..end]
     }
 
     /// Appends `p` at the tail of channel `c`.
     pub fn push(&mut self, c: usize, p: Packet<M>) {
-        let end = self.start(c) + usize::from(self.lens[c]);
+        let (_, end) = self.bounds(c);
+        self.shift(c, true);
         self.packets.insert(end, p);
-        self.lens[c] += 1;
     }
 
     /// Puts `p` at `index` of channel `c` (where [`Chans::remove`] took it from).
     pub fn insert(&mut self, c: usize, index: usize, p: Packet<M>) {
-        let at = self.start(c) + index;
-        self.packets.insert(at, p);
-        self.lens[c] += 1;
+        let (start, end) = self.bounds(c);
+        assert!(index <= end - start, "packet {index} put into channel {c} of {}", end - start);
+        self.shift(c, true);
+        self.packets.insert(start + index, p);
     }
 
     /// Removes and returns the packet at `index` of channel `c`.
     pub fn remove(&mut self, c: usize, index: usize) -> Packet<M> {
-        let at = self.start(c) + index;
-        self.lens[c] -= 1;
-        self.packets.remove(at)
+        let (start, end) = self.bounds(c);
+        assert!(index < end - start, "packet {index} taken from channel {c} of {}", end - start);
+        self.shift(c, false);
+        self.packets.remove(start + index)
     }
 
     /// Every channel's packets, in channel order.
     pub fn iter(&self) -> impl Iterator<Item = &[Packet<M>]> + '_ {
         let mut start = 0;
-        self.lens.iter().map(move |&l| {
-            let chan = &self.packets[start..start + usize::from(l)];
-            start += usize::from(l);
+        self.ends.iter().map(move |&end| {
+            let chan = &self.packets[start..usize::from(end)];
+            start = usize::from(end);
             chan
         })
     }
@@ -118,5 +158,100 @@ impl<M: Copy> Chans<M> {
     /// Every packet in transit, whatever its channel.
     pub fn all(&self) -> &[Packet<M>] {
         &self.packets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chandy_lamport::SnapshotId;
+
+    fn cart(seq: u8) -> Packet<u32> {
+        Packet { msg: Message::App(Stamp { seq, msg: 7 }), tag: u32::from(seq) }
+    }
+
+    fn marker() -> Packet<u32> {
+        Packet { msg: Message::Marker(SnapshotId(0)), tag: 0 }
+    }
+
+    fn contents(ch: &Chans<u32>) -> Vec<Vec<Packet<u32>>> {
+        ch.iter().map(<[_]>::to_vec).collect()
+    }
+
+    /// Each channel keeps its own packets in order whatever is pushed, taken and put back on
+    /// the others; `get`, `iter` and `all` agree.
+    #[test]
+    fn channels_keep_their_own_packets_in_order() {
+        let mut ch = Chans::new(3);
+        ch.push(1, cart(1));
+        ch.push(0, cart(2));
+        ch.push(2, marker());
+        ch.push(1, cart(3));
+        ch.push(0, marker());
+        assert_eq!(contents(&ch), vec![vec![cart(2), marker()], vec![cart(1), cart(3)], vec![marker()]]);
+        assert_eq!(ch.all(), &[cart(2), marker(), cart(1), cart(3), marker()]);
+        assert_eq!(ch.remove(1, 0), cart(1));
+        assert_eq!(ch.get(1), &[cart(3)]);
+        assert_eq!(ch.get(2), &[marker()]);
+        ch.insert(1, 0, cart(1));
+        assert_eq!(contents(&ch), vec![vec![cart(2), marker()], vec![cart(1), cart(3)], vec![marker()]]);
+        assert_eq!(ch.remove(0, 1), marker());
+        assert_eq!(ch.remove(0, 0), cart(2));
+        assert_eq!(contents(&ch), vec![vec![], vec![cart(1), cart(3)], vec![marker()]]);
+        ch.insert(0, 0, cart(4));
+        assert_eq!(ch.get(0), &[cart(4)]);
+        assert_eq!((ch.len(), ch.all().len()), (3, 4));
+        assert_eq!(ch.clone(), ch);
+    }
+
+    /// A packet is never taken from, or put into, a place past its channel's end (which would
+    /// be another channel's packet).
+    #[test]
+    #[should_panic(expected = "packet 1 taken from channel 0 of 1")]
+    fn a_packet_past_its_channels_end_is_not_taken() {
+        let mut ch = Chans::new(2);
+        ch.push(0, cart(1));
+        ch.push(1, cart(2));
+        ch.remove(0, 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "packet 2 put into channel 1 of 1")]
+    fn a_packet_past_its_channels_end_is_not_put() {
+        let mut ch = Chans::new(2);
+        ch.push(1, cart(2));
+        ch.insert(1, 2, cart(1));
+    }
+
+    /// Written as each channel's length and the packets (the format the wire and spill files
+    /// had before the ends were kept), read back equal; lengths that do not add up are refused.
+    #[test]
+    fn channels_are_written_as_lengths_and_packets() {
+        let mut ch = Chans::new(3);
+        ch.push(2, cart(1));
+        ch.push(0, marker());
+        ch.push(2, cart(2));
+        let bytes = bincode::serialize(&ch).unwrap();
+        let lens: &[u8] = &[1, 0, 2];
+        let packets = [marker(), cart(1), cart(2)];
+        assert_eq!(bytes, bincode::serialize(&(lens, &packets[..])).unwrap());
+        assert_eq!(bincode::deserialize::<Chans<u32>>(&bytes).unwrap(), ch);
+        let short: &[u8] = &[1, 0, 1];
+        let bad = bincode::serialize(&(short, &packets[..])).unwrap();
+        let err = bincode::deserialize::<Chans<u32>>(&bad).unwrap_err().to_string();
+        assert!(err.contains("do not add up"), "{err}");
+    }
+
+    /// A channel of more than 255 packets cannot be written in one length byte: an error, not
+    /// a wrong length.
+    #[test]
+    fn a_channel_too_long_to_write_is_an_error() {
+        let mut ch = Chans::new(2);
+        for i in 0..256 {
+            ch.push(1, cart(i as u8));
+        }
+        assert_eq!(ch.get(1).len(), 256);
+        let err = bincode::serialize(&ch).unwrap_err().to_string();
+        assert!(err.contains("a channel holds 256 packets, more than 255"), "{err}");
     }
 }

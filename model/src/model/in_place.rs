@@ -6,6 +6,7 @@
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Effect};
+#[cfg(debug_assertions)]
 use smallvec::SmallVec;
 
 use super::chans::Packet;
@@ -80,49 +81,54 @@ impl<A: Spec> ChandyLamport<A> {
         let before: SmallVec<[*const (); 4]> = state.procs.iter().map(Shared::addr).collect();
         let undo =
             Undo { house: actor.map(|p| (p, state.procs[p].clone())), taken, budget: state.budget, sent: state.sent };
-        // The channels the step sends on, in order (a refused step sends nothing).
-        let mut pushed: SmallVec<[usize; 8]> = SmallVec::new();
-        let result = self.with_effects(|fx| {
+        self.with_effects(|fx| {
             let result = self.advance(state, *action, fx);
-            if result.is_ok() {
-                pushed.extend(fx.iter().filter_map(|e| match e {
+            #[cfg(debug_assertions)]
+            {
+                let others_kept =
+                    state.procs.iter().enumerate().all(|(i, h)| Some(i) == actor || h.addr() == before[i]);
+                assert!(others_kept, "a step taken in place changed a house other than its actor's");
+            }
+            // The channels the step sent on (a refused step sends nothing).
+            let sent = || {
+                fx.iter().filter(|_| result.is_ok()).filter_map(|e| match e {
                     Effect::Send { channel, .. } => Some(channel.index()),
                     _ => None,
-                }));
+                })
+            };
+            // The parts the step changed: the actor, any house whose budget or count moved, the
+            // channels taken from and sent on (the rest's word is the same: no ghost data,
+            // history or coordinator).
+            let mut houses = 0u16;
+            for i in 0..state.procs.len() {
+                if Some(i) == actor || undo.budget[i] != state.budget[i] || undo.sent[i] != state.sent[i] {
+                    houses |= 1 << i;
+                }
             }
-            result
-        });
-        #[cfg(debug_assertions)]
-        {
-            let others_kept = state.procs.iter().enumerate().all(|(i, h)| Some(i) == actor || h.addr() == before[i]);
-            assert!(others_kept, "a step taken in place changed a house other than its actor's");
-        }
-        // The parts the step changed: the actor, any house whose budget or count moved, the
-        // channels taken from and sent on (the rest's word is the same: no ghost data, history
-        // or coordinator).
-        let houses: SmallVec<[usize; 4]> = (0..state.procs.len())
-            .filter(|&i| Some(i) == actor || undo.budget[i] != state.budget[i] || undo.sent[i] != state.sent[i])
-            .collect();
-        let mut channels: SmallVec<[usize; 8]> = pushed.clone();
-        channels.extend(undo.taken.map(|(c, _, _)| c));
-        channels.sort_unstable();
-        channels.dedup();
-        let new = words(state, &houses, &channels);
-        self.undo(state, undo, &pushed);
-        match result {
-            Ok(()) => Probe::Digest(digest.wrapping_add(new).wrapping_sub(words(state, &houses, &channels))),
-            Err(Stop::NotAStep) => Probe::NotAStep,
-            Err(Stop::Refused(_)) => Probe::Build,
-        }
+            let mut channels = ChannelSet::default();
+            sent().for_each(|c| channels.insert(c));
+            if let Some((c, _, _)) = undo.taken {
+                channels.insert(c);
+            }
+            let new = words(state, houses, &channels);
+            // Put back: each packet sent taken off its channel's tail, the one taken put back.
+            for c in sent() {
+                let last = state.chans.get(c).len() - 1;
+                state.chans.remove(c, last);
+            }
+            self.undo(state, undo);
+            match result {
+                Ok(()) => Probe::Digest(digest.wrapping_add(new).wrapping_sub(words(state, houses, &channels))),
+                Err(Stop::NotAStep) => Probe::NotAStep,
+                Err(Stop::Refused(_)) => Probe::Build,
+            }
+        })
     }
 
-    /// Puts `state` back as it was before the step `undo` came from, which sent on `pushed`.
-    fn undo(&self, state: &mut State<A>, undo: Undo<A>, pushed: &[usize]) {
+    /// Puts `state` back as it was before the step `undo` came from, once what it sent has been
+    /// taken off the channels.
+    fn undo(&self, state: &mut State<A>, undo: Undo<A>) {
         let Undo { house, taken, budget, sent } = undo;
-        for &c in pushed.iter().rev() {
-            let last = state.chans.get(c).len() - 1;
-            state.chans.remove(c, last);
-        }
         if let Some((c, i, packet)) = taken {
             state.chans.insert(c, i, packet);
         }
@@ -134,14 +140,40 @@ impl<A: Spec> ChandyLamport<A> {
     }
 }
 
-/// The sum of the words of `houses` and `channels` of `now`.
-fn words<A: Spec>(now: &StateData<A>, houses: &[usize], channels: &[usize]) -> u64 {
+/// The changed houses are bits of a `u16`.
+const _: () = assert!(MAX_HOUSES <= 16);
+
+/// A set of channel indices (channel indices are `u8`).
+#[derive(Default)]
+struct ChannelSet([u64; 4]);
+
+impl ChannelSet {
+    fn insert(&mut self, c: usize) {
+        self.0[c / 64] |= 1 << (c % 64);
+    }
+
+    /// Calls `f` with each channel in the set, in index order.
+    fn each(&self, mut f: impl FnMut(usize)) {
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                f(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+    }
+}
+
+/// The sum of the words of the houses in `houses` (bit `i`: house `i`) and of `channels` of
+/// `now`.
+fn words<A: Spec>(now: &StateData<A>, houses: u16, channels: &ChannelSet) -> u64 {
     let mut sum = 0u64;
-    for &i in houses {
+    let mut bits = houses;
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
         sum = sum.wrapping_add(Parts::house(i, &now.procs[i], now.budget[i], now.sent[i]));
     }
-    for &c in channels {
-        sum = sum.wrapping_add(Parts::channel(c, now.chans.get(c)));
-    }
+    channels.each(|c| sum = sum.wrapping_add(Parts::channel(c, now.chans.get(c))));
     sum
 }

@@ -305,9 +305,14 @@ impl<A: Spec> StateData<A> {
     /// The state's digest, every part's word summed (see [`Parts`]): what the state's
     /// fingerprint is computed from.
     pub fn digest(&self) -> u64 {
-        let houses = self.procs.iter().enumerate().map(|(i, p)| Parts::house(i, p, self.budget[i], self.sent[i]));
-        let channels = self.chans.iter().enumerate().map(|(c, packets)| Parts::channel(c, packets));
-        houses.chain(channels).fold(self.rest_word(), u64::wrapping_add)
+        let mut sum = self.rest_word();
+        for (i, p) in self.procs.iter().enumerate() {
+            sum = sum.wrapping_add(Parts::house(i, p, self.budget[i], self.sent[i]));
+        }
+        for (c, packets) in self.chans.iter().enumerate() {
+            sum = sum.wrapping_add(Parts::channel(c, packets));
+        }
+        sum
     }
 
     /// The word of everything but the houses and channels.
