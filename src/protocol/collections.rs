@@ -71,6 +71,16 @@ impl Bits {
     pub(crate) fn count(&self) -> usize {
         (self.low.count_ones() + self.high.as_slice().iter().map(|w| w.count_ones()).sum::<u32>()) as usize
     }
+
+    /// Whether the set is exactly the indices below `n` (one comparison when they fit a word: a
+    /// model checker asks this of every house at every step).
+    pub(crate) fn is_first(&self, n: usize) -> bool {
+        match (n, self.high.as_slice().is_empty()) {
+            (0..64, true) => self.low == (1 << n) - 1,
+            (64, true) => self.low == u64::MAX,
+            _ => (0..n).all(|i| self.get(i)) && self.count() == n,
+        }
+    }
 }
 
 /// Clones a short list by pushing (cheaper than the generic `collect` for 0–2 items, and a
@@ -212,5 +222,35 @@ mod tests {
         let mut only_high = Bits::default();
         only_high.set(64);
         assert!(!only_high.get(0) && only_high.get(64) && only_high.count() == 1);
+    }
+
+    /// `is_first(n)` holds exactly for the set {0, …, n−1}, within the inline word, at its
+    /// edge and beyond it.
+    #[test]
+    fn bits_that_are_exactly_the_first_n() {
+        let first = |n: usize| {
+            let mut b = Bits::default();
+            (0..n).for_each(|i| b.set(i));
+            b
+        };
+        for n in [0usize, 1, 2, 5, 63, 64, 65, 100, 128, 129] {
+            let b = first(n);
+            assert!(b.is_first(n), "{n}");
+            assert!(!b.is_first(n + 1), "{n} of {}", n + 1);
+            if n > 0 {
+                assert!(!b.is_first(n - 1), "{n} of {}", n - 1);
+                for gap in [0, n / 2, n - 1] {
+                    let mut missing = Bits::default();
+                    (0..=n).filter(|&i| i != gap).for_each(|i| missing.set(i));
+                    assert!(!missing.is_first(n), "{n} without {gap}, with {n}");
+                }
+            }
+        }
+        let mut beyond = first(3);
+        beyond.set(70);
+        assert!(!beyond.is_first(3) && !beyond.is_first(4));
+        let mut high = first(64);
+        high.set(64);
+        assert!(!high.is_first(64) && high.is_first(65));
     }
 }

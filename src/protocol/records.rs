@@ -97,7 +97,7 @@ impl<A: Application> Slot<A> {
 
     /// The local state is recorded and every channel record is closed.
     pub fn is_complete(&self) -> bool {
-        self.state.is_some() && self.closed.count() == self.incoming as usize
+        self.state.is_some() && self.closed.is_first(self.incoming as usize)
     }
 
     /// Number of incoming channels (records).

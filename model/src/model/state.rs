@@ -193,7 +193,7 @@ pub struct StateData<A: Spec> {
     /// The step that led here was refused by the core (its error): a failure, and a dead end.
     pub refused: Option<Box<str>>,
     /// Full mode's ghost data.
-    pub ghost: Option<Box<Ghost<A::Msg>>>,
+    pub ghost: Option<Ghost<A::Msg>>,
     /// Literal mode's history.
     pub history: Option<Box<History<A>>>,
     /// The symmetry group this state is reduced under (0: none); constant in a run.
@@ -292,7 +292,7 @@ impl Parts {
         houses: usize,
         channels: usize,
         refused: &Option<Box<str>>,
-        ghost: &Option<Box<Ghost<A::Msg>>>,
+        ghost: &Option<Ghost<A::Msg>>,
         history: &Option<Box<History<A>>>,
         sym: u16,
         ckpt: &Option<Box<Checkpoints<A>>>,
@@ -343,7 +343,7 @@ pub struct RestData<A: Spec>(
     Prefix<MAX_HOUSES>,
     Prefix<MAX_HOUSES>,
     Option<Box<str>>,
-    Option<Box<Ghost<A::Msg>>>,
+    Option<Ghost<A::Msg>>,
     Option<Box<History<A>>>,
     u16,
     Option<Box<Checkpoints<A>>>,

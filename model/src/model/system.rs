@@ -792,7 +792,7 @@ impl<A: Spec> ChandyLamport<A> {
             sent: [0; MAX_HOUSES],
             refused: None,
             procs,
-            ghost: (self.cfg.mode == Mode::Full).then(|| Box::new(Ghost::new(self.cfg.snapshots as usize))),
+            ghost: (self.cfg.mode == Mode::Full).then(|| Ghost::new(self.cfg.snapshots as usize)),
             history,
             sym: self.sym,
             ckpt,
