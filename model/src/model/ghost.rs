@@ -461,19 +461,16 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
     ) {
         self.snaps[s].edit(|g| {
             g.end_bad = records.iter().enumerate().any(|(c, record)| {
-                let mut queue: std::collections::VecDeque<Stamp<M>> =
-                    record.iter().chain(g.post_sent.get(c)).copied().collect();
-                for cart in g.post_received.get(c) {
-                    if queue.front() != Some(cart) {
-                        return true;
-                    }
-                    queue.pop_front();
+                // The record, then the post-cut sends: the post-cut receipts take its head.
+                let mut queue = record.iter().chain(g.post_sent.get(c)).copied();
+                if !g.post_received.get(c).iter().all(|cart| queue.next() == Some(*cart)) {
+                    return true;
                 }
                 let actual = chans.get(c).iter().filter_map(|p| match p.msg {
                     chandy_lamport::Message::App(cart) => Some(cart),
                     chandy_lamport::Message::Marker(_) | chandy_lamport::Message::Cancel(_) => None,
                 });
-                !queue.into_iter().eq(actual.chain(buffered(c)))
+                !queue.eq(actual.chain(buffered(c)))
             });
             g.y_end = y;
             // No longer needed: forget them so that states differing only there merge.
