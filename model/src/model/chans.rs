@@ -254,4 +254,20 @@ mod tests {
         let err = bincode::serialize(&ch).unwrap_err().to_string();
         assert!(err.contains("a channel holds 256 packets, more than 255"), "{err}");
     }
+
+    /// A state holds at most 65,535 packets in transit (the ends are `u16`): as many are read
+    /// back, one more is refused.
+    #[test]
+    fn at_most_65535_packets_are_read_back() {
+        let read = |channels: usize, extra: u8| {
+            let mut lens = vec![255u8; channels];
+            lens.push(extra);
+            let packets = vec![cart(1); 255 * channels + usize::from(extra)];
+            bincode::deserialize::<Chans<u32>>(&bincode::serialize(&(lens, packets)).unwrap())
+        };
+        let full = read(257, 0).unwrap();
+        assert_eq!((full.len(), full.all().len(), full.get(256).len(), full.get(257).len()), (258, 65_535, 255, 0));
+        let err = read(257, 1).unwrap_err().to_string();
+        assert!(err.contains("more packets in transit than a state holds"), "{err}");
+    }
 }
