@@ -201,6 +201,7 @@ mod tests {
         ch.insert(0, 0, cart(4));
         assert_eq!(ch.get(0), &[cart(4)]);
         assert_eq!((ch.len(), ch.all().len()), (3, 4));
+        assert!(!ch.is_empty() && Chans::<u32>::new(0).is_empty() && !Chans::<u32>::new(1).is_empty());
         assert_eq!(ch.clone(), ch);
     }
 
