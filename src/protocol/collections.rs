@@ -85,7 +85,7 @@ impl Bits {
 
 /// Clones a short list by pushing (cheaper than the generic `collect` for 0–2 items, and a
 /// model checker clones these millions of times).
-pub(crate) fn clone_small<A: smallvec::Array>(v: &SmallVec<A>) -> SmallVec<A>
+pub fn clone_small<A: smallvec::Array>(v: &SmallVec<A>) -> SmallVec<A>
 where
     A::Item: Clone,
 {

@@ -16,7 +16,7 @@ pub mod variant;
 
 pub use algorithm::*;
 pub use application::*;
-pub use collections::small;
+pub use collections::{clone_small, small};
 pub use coordinator::*;
 pub use message::*;
 pub use process::*;

@@ -9,6 +9,7 @@
 //! Data start when `s` is first initiated (before that every cart is pre-cut and nothing needs
 //! remembering), and the replay lists are dropped once `s` completes.
 
+use chandy_lamport::protocol::clone_small;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
@@ -269,11 +270,7 @@ pub struct Ghost<M> {
 /// clone goes through the generic `collect`: a third of the cost of copying a full-mode state).
 impl<M> Clone for Ghost<M> {
     fn clone(&self) -> Self {
-        let mut snaps = SmallVec::new();
-        for snap in &self.snaps {
-            snaps.push(snap.clone());
-        }
-        Ghost { snaps, buffered: SmallVec::from_slice(&self.buffered) }
+        Ghost { snaps: clone_small(&self.snaps), buffered: SmallVec::from_slice(&self.buffered) }
     }
 }
 

@@ -155,12 +155,16 @@ impl ChannelSet {
     /// Calls `f` with each channel in the set, in index order.
     fn each(&self, mut f: impl FnMut(usize)) {
         for (w, &word) in self.0.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                f(w * 64 + bits.trailing_zeros() as usize);
-                bits &= bits - 1;
-            }
+            each_bit(word, |b| f(w * 64 + b));
         }
+    }
+}
+
+/// Calls `f` with the index of each bit set in `bits`, lowest first.
+fn each_bit(mut bits: u64, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
 }
 
@@ -168,12 +172,7 @@ impl ChannelSet {
 /// `now`.
 fn words<A: Spec>(now: &StateData<A>, houses: u16, channels: &ChannelSet) -> u64 {
     let mut sum = 0u64;
-    let mut bits = houses;
-    while bits != 0 {
-        let i = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        sum = sum.wrapping_add(Parts::house(i, &now.procs[i], now.budget[i], now.sent[i]));
-    }
+    each_bit(u64::from(houses), |i| sum = sum.wrapping_add(Parts::house(i, &now.procs[i], now.budget[i], now.sent[i])));
     channels.each(|c| sum = sum.wrapping_add(Parts::channel(c, now.chans.get(c))));
     sum
 }
