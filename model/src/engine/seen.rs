@@ -30,10 +30,13 @@ pub struct Seen {
     growing: AtomicUsize,
 }
 
+/// The slots, in address space reserved for the table to double into where the system allows
+/// it (see [`Reserved`]), else from the allocator.
 struct Table {
     slots: *mut AtomicU64,
     len: usize,
     mask: usize,
+    reserved: Option<Reserved>,
 }
 
 // SAFETY: the table owns its slots, which are atomics.
@@ -52,7 +55,17 @@ impl Table {
             .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<AtomicU64>()))
     }
 
+    /// `capacity` free slots (a power of two), in reserved address space when it can be had.
     fn new(capacity: usize) -> Self {
+        if let Some(reserved) = Reserved::new(capacity * std::mem::size_of::<AtomicU64>()) {
+            let slots = reserved.start.cast();
+            return Table { slots, len: capacity, mask: capacity - 1, reserved: Some(reserved) };
+        }
+        Self::allocated(capacity)
+    }
+
+    /// `capacity` free slots from the allocator.
+    fn allocated(capacity: usize) -> Self {
         let layout = Self::layout(capacity);
         // SAFETY: the layout has a non-zero size; zeroed memory is a valid array of AtomicU64
         // (all slots free).
@@ -61,7 +74,7 @@ impl Table {
             std::alloc::handle_alloc_error(layout);
         }
         advise_huge_pages(slots.cast(), layout.size());
-        Table { slots, len: capacity, mask: capacity - 1 }
+        Table { slots, len: capacity, mask: capacity - 1, reserved: None }
     }
 
     fn slots(&self) -> &[AtomicU64] {
@@ -94,13 +107,179 @@ impl Table {
             i = (i + 1) & self.mask;
         }
     }
+
+    /// Twice the slots, the same fingerprints: in place when the reserved address space holds
+    /// twice the table (no copy, and the old slots' memory is the new table's lower half), else
+    /// copied into a new table.
+    fn double(&mut self) {
+        let bytes = self.len * std::mem::size_of::<AtomicU64>();
+        if self.reserved.as_mut().is_some_and(|r| r.commit(2 * bytes)) {
+            self.len *= 2;
+            self.mask = self.len - 1;
+            rehash_doubled(self.slots());
+            return;
+        }
+        let bigger = Table::new(self.len * 2);
+        for slot in self.slots() {
+            let fp = slot.load(Ordering::Relaxed);
+            if fp != 0 {
+                bigger.insert(fp);
+            }
+        }
+        *self = bigger;
+    }
+}
+
+/// Moves every fingerprint of a table doubled in place to where the doubled table looks for it:
+/// `slots` are the old table's slots followed by as many free ones (its owner holds it
+/// exclusively). The old slots are emptied and their fingerprints put in again, in order from the
+/// first free slot, so that a fingerprint put in never passes one still to be moved (it stops at
+/// the slot just emptied at the latest): its probe sequence never holds a slot emptied later.
+/// The runs that wrapped past the old table's end sit before that free slot: they are set aside
+/// and put in last.
+fn rehash_doubled(slots: &[AtomicU64]) {
+    let (n, mask) = (slots.len() / 2, slots.len() - 1);
+    let take = |i: usize| slots[i].swap(0, Ordering::Relaxed);
+    let put = |fp: u64| {
+        let mut i = fp as usize & mask;
+        while slots[i].load(Ordering::Relaxed) != 0 {
+            i = (i + 1) & mask;
+        }
+        slots[i].store(fp, Ordering::Relaxed);
+    };
+    let first_free = (0..n).find(|&i| slots[i].load(Ordering::Relaxed) == 0).expect("a table at most 3/4 full");
+    let wrapped: Vec<u64> = (0..first_free).map(take).collect();
+    for i in first_free..n {
+        match take(i) {
+            0 => {}
+            fp => put(fp),
+        }
+    }
+    wrapped.into_iter().for_each(put);
 }
 
 impl Drop for Table {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { std::alloc::dealloc(self.slots.cast(), Self::layout(self.len)) }
+        if self.reserved.is_none() {
+            // SAFETY: allocated in `allocated` with this layout.
+            unsafe { std::alloc::dealloc(self.slots.cast(), Self::layout(self.len)) }
+        }
     }
+}
+
+/// Address space reserved (mapped inaccessible) for a table to double into, of which a prefix
+/// is committed (readable, writable, zero until written): doubling in place commits the next
+/// part instead of allocating and filling a new table while the old one is still held. Linux
+/// and other Unix systems; elsewhere, or when the system refuses, tables are allocated.
+struct Reserved {
+    /// Where the mapping starts and its length (unmapped on drop).
+    map: (*mut u8, usize),
+    /// The table's start (aligned to [`PAGE`]) and how many bytes from it are committed.
+    start: *mut u8,
+    committed: usize,
+    /// Bytes from `start` to the mapping's end.
+    room: usize,
+}
+
+impl Reserved {
+    /// Reserves room for the largest table this machine's memory could hold (at least twice
+    /// `bytes`; less if the system refuses that much address space) and commits `bytes` of it.
+    fn new(bytes: usize) -> Option<Self> {
+        #[cfg(unix)]
+        {
+            let mut room = physical_memory().next_power_of_two().max(2 * bytes).max(PAGE);
+            while room >= 2 * bytes {
+                let len = room + PAGE;
+                // SAFETY: a new private anonymous mapping of no access: no memory is touched.
+                let map = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        len,
+                        libc::PROT_NONE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                        -1,
+                        0,
+                    )
+                };
+                if map != libc::MAP_FAILED {
+                    let map = map.cast::<u8>();
+                    let start = map.wrapping_add((map as usize).next_multiple_of(PAGE) - map as usize);
+                    let mut r = Reserved { map: (map, len), start, committed: 0, room };
+                    return r.commit(bytes).then_some(r);
+                }
+                room /= 2;
+            }
+        }
+        let _ = bytes;
+        None
+    }
+
+    /// Makes at least the first `bytes` from the start readable and writable, in whole 2 MiB
+    /// pages (those past the committed ones read 0); whether the system agreed.
+    fn commit(&mut self, bytes: usize) -> bool {
+        if bytes > self.room {
+            return false;
+        }
+        #[cfg(unix)]
+        if bytes > self.committed {
+            let (more, len) = (self.start.wrapping_add(self.committed), bytes.next_multiple_of(PAGE) - self.committed);
+            // SAFETY: whole pages inside this mapping (the room is a multiple of PAGE), which
+            // nothing else uses.
+            let ok = unsafe { libc::mprotect(more.cast(), len, libc::PROT_READ | libc::PROT_WRITE) == 0 };
+            if !ok {
+                return false;
+            }
+            advise_huge_pages(more, len);
+            touch_pages(more, len);
+            self.committed += len;
+        }
+        bytes <= self.committed
+    }
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: the mapping made in `new`, no longer referred to.
+        unsafe {
+            libc::munmap(self.map.0.cast(), self.map.1);
+        }
+    }
+}
+
+/// Writes a 0 to every 4 KiB page of `bytes` bytes at `start` (committed, zero memory the caller
+/// owns exclusively), from as many threads as there are cores: the system backs the pages now,
+/// on every core, rather than one by one as the single growing worker (the others waiting for
+/// it) moves fingerprints into them. Only for large regions.
+#[cfg(unix)]
+fn touch_pages(start: *mut u8, bytes: usize) {
+    const SMALL: usize = 64 << 20;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if bytes < SMALL || cores == 1 {
+        return;
+    }
+    let part = bytes.div_ceil(cores).next_multiple_of(4096);
+    let start = start as usize;
+    std::thread::scope(|s| {
+        for from in (0..bytes).step_by(part) {
+            let to = (from + part).min(bytes);
+            s.spawn(move || {
+                for page in (from..to).step_by(4096) {
+                    // SAFETY: inside the committed region, which nothing reads while it grows;
+                    // the byte is 0 already (fresh memory), and stays 0.
+                    unsafe { std::ptr::write_volatile((start + page) as *mut u8, 0) };
+                }
+            });
+        }
+    });
+}
+
+/// This machine's memory in bytes (0 if unknown).
+#[cfg(unix)]
+fn physical_memory() -> usize {
+    // SAFETY: sysconf only reads configuration.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    usize::try_from(pages).unwrap_or(0).saturating_mul(usize::try_from(size).unwrap_or(0))
 }
 
 /// Asks the cache for the line holding `value` (a hint: nothing happens off x86_64).
@@ -176,14 +355,7 @@ impl Seen {
         let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
         self.growing.fetch_sub(1, Ordering::Relaxed);
         while full(&table) {
-            let bigger = Table::new(table.len * 2);
-            for slot in table.slots() {
-                let fp = slot.load(Ordering::Relaxed);
-                if fp != 0 {
-                    bigger.insert(fp);
-                }
-            }
-            *table = bigger;
+            table.double();
         }
     }
 }
@@ -248,5 +420,130 @@ pub fn fingerprint_of<S: Hash>(state: &S, symmetry: Representative<S>) -> Finger
     match symmetry {
         Some(rep) => fingerprint(&rep(state)),
         None => fingerprint(state),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `fp` is in `table`, looked for as `insert` looks.
+    fn holds(table: &Table, fp: u64) -> bool {
+        let mut i = fp as usize & table.mask;
+        loop {
+            match table.slots()[i].load(Ordering::Relaxed) {
+                0 => return false,
+                cur if cur == fp => return true,
+                _ => i = (i + 1) & table.mask,
+            }
+        }
+    }
+
+    /// The fingerprints in `table`, sorted, after checking it is a linear-probing table: every
+    /// slot from a fingerprint's home to where it sits is taken.
+    fn contents(table: &Table) -> Vec<u64> {
+        let slots: Vec<u64> = table.slots().iter().map(|s| s.load(Ordering::Relaxed)).collect();
+        let mut all = Vec::new();
+        for (at, &fp) in slots.iter().enumerate().filter(|(_, &fp)| fp != 0) {
+            let mut i = fp as usize & table.mask;
+            while i != at {
+                assert_ne!(slots[i], 0, "{fp:#x} at {at}: slot {i} on its way is free");
+                i = (i + 1) & table.mask;
+            }
+            all.push(fp);
+        }
+        all.sort_unstable();
+        all
+    }
+
+    /// Puts `fps` (not 0) into `table`, doubling it whenever it is three quarters full and once
+    /// at the end, and checks after each doubling that it holds exactly them, each found where
+    /// `insert` looks, and nothing else.
+    fn fill_and_double(mut table: Table, fps: &[u64]) -> Table {
+        let mut want = Vec::new();
+        let double = |table: &mut Table, want: &mut Vec<u64>| {
+            table.double();
+            want.sort_unstable();
+            assert_eq!(&contents(table), want);
+        };
+        for &fp in fps {
+            if table.insert(fp) {
+                want.push(fp);
+            }
+            if want.len() * 4 > table.len * 3 {
+                double(&mut table, &mut want);
+            }
+        }
+        double(&mut table, &mut want);
+        assert!(fps.iter().all(|&fp| holds(&table, fp) && !table.insert(fp)));
+        table
+    }
+
+    /// A run that wraps past the table's end (homes 13 to 15 of 16 slots, 7 fingerprints) is
+    /// moved to where the doubled table looks, in place.
+    #[test]
+    fn a_run_wrapping_past_the_end_is_found_after_doubling_in_place() {
+        let table = Table::new(16);
+        #[cfg(target_os = "linux")]
+        assert!(table.reserved.is_some(), "no address space reserved: the test would check the copy");
+        let fps = [13, 29, 14, 45, 15, 31, 47, 1, 60, 3];
+        let before = table.slots;
+        let table = fill_and_double(table, &fps);
+        assert_eq!(table.len, 32);
+        assert_eq!(table.slots, before, "doubled in place");
+        assert_eq!(table.reserved.as_ref().map(|r| r.committed), Some(PAGE));
+    }
+
+    /// The same with the table from the allocator: doubled by copying.
+    #[test]
+    fn a_table_from_the_allocator_doubles_by_copying() {
+        let table = Table::allocated(16);
+        let before = table.slots;
+        let table = fill_and_double(table, &[13, 29, 14, 45, 15, 31, 47, 1, 60, 3]);
+        assert_eq!(table.len, 32);
+        assert_ne!(table.slots, before, "copied");
+    }
+
+    /// A reservation refuses to commit past its room; a table at its room's end is copied.
+    #[test]
+    fn a_table_at_its_reservations_end_is_copied() {
+        let mut table = Table::new(16);
+        let Some(room) = table.reserved.as_ref().map(|r| r.room) else { return };
+        assert!(!table.reserved.as_mut().unwrap().commit(room + 1));
+        table.reserved.as_mut().unwrap().room = 16 * 8;
+        let before = table.slots;
+        let table = fill_and_double(table, &(1..=12).collect::<Vec<_>>());
+        assert_eq!(table.len, 32);
+        assert_ne!(table.slots, before, "copied");
+    }
+
+    proptest! {
+        /// Any fingerprints, crowded into few homes so that runs are long and wrap, are found
+        /// after every doubling, in place or copied.
+        #[test]
+        fn doubling_keeps_every_fingerprint(
+            homes in proptest::collection::vec((0u64..8, 0u64..1 << 20), 1..200),
+            in_place: bool,
+        ) {
+            let fps: Vec<u64> = homes.iter().map(|&(low, high)| (high << 3 | (8 + low)) ^ (high << 40)).collect();
+            let table = if in_place { Table::new(8) } else { Table::allocated(8) };
+            let table = fill_and_double(table, &fps);
+            prop_assert!(table.len >= 8);
+        }
+    }
+
+    /// The seen set grows past its first table and still answers for every fingerprint.
+    #[test]
+    fn the_seen_set_grows_and_forgets_nothing() {
+        let seen = Seen::default();
+        let fps: Vec<u64> = (0..INITIAL_SLOTS as u64).map(|i| fingerprint(&i)).collect();
+        let mut w = seen.writer();
+        assert!(fps.iter().all(|&fp| w.insert(fp)));
+        drop(w);
+        assert_eq!(seen.len(), fps.len());
+        assert!(seen.table.read().unwrap().len > INITIAL_SLOTS);
+        assert!(fps.iter().all(|&fp| !seen.insert(fp)));
+        assert_eq!(seen.len(), fps.len());
     }
 }
