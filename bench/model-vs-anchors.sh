@@ -5,9 +5,12 @@
 #
 # usage: bench/model-vs-anchors.sh [--full] [K ...]       (default K: 2 3; K=3 takes 20-30 minutes)
 #   --full   also: SPIN storing whole states (-DSAFETY, the old baseline), our full mode (every property,
-#            ghost data) and --symmetry with --initiators any (K <= 2)
+#            ghost data), full mode with --por at K+1 for the largest K (K=4 when K=3 is listed) and
+#            --symmetry with --initiators any (K <= 2)
 # env: ANCHORS (default ../shared/anchors), CARGO_TARGET_DIR, SPIN_CONFIGS (default below; see
-#      bench/anchor.sh), and SPIN_W / SPIN_Z / SPIN_MEMLIM passed on to bench/anchor.sh.
+#      bench/anchor.sh), and SPIN_W / SPIN_Z / SPIN_MEMLIM passed on to bench/anchor.sh;
+#      BASELINE=REV (with --full): also build commit REV (in a git worktree, its own target directory)
+#      and run its full mode at the largest K in this run, beside ours (issue 24's baseline: b851a1a).
 #
 # Like for like: we store a 64-bit fingerprint per state (hash compaction), so SPIN runs in its hash-compact
 # and compressed modes, one core and two: -DHC4 (a 32-bit fingerprint in effect: it loses states),
@@ -40,6 +43,9 @@ for f in spin-cl.pml murphi-cl.m.in; do
 done
 read -r -a spin_configs <<<"${SPIN_CONFIGS:-hc4 collapse ncore-hc4 ncore-collapse bfspar}"
 [ "$full" = 1 ] && [[ " ${spin_configs[*]} " != *" full "* ]] && spin_configs+=(full)
+baseline=${BASELINE:-}
+[ -z "$baseline" ] || [ "$full" = 1 ] || { echo "BASELINE needs --full" >&2; exit 2; }
+[ -z "$baseline" ] || git rev-parse --verify -q "$baseline^{commit}" >/dev/null || { echo "BASELINE=$baseline: no such commit" >&2; exit 2; }
 # shellcheck source=bench/measure.sh
 . bench/measure.sh
 
@@ -49,19 +55,28 @@ model=$target/release/model
 [ -x "$model" ] || { echo "no $model after cargo build" >&2; exit 1; }
 por=0
 "$model" check --help | grep -q -- '--por' && por=1
+top=${ks[0]}; for k in "${ks[@]}"; do [ "$k" -gt "$top" ] && top=$k; done
 
 # unique states of this configuration: TLC and Rumur agree exactly (../shared/anchors/README.md)
 declare -A known=([1]=20963 [2]=2009291 [3]=35218771)
 # SPIN stores its end-state monitor too: its exact counts (with -DBFS_PAR 2 more: the atomic init steps)
 declare -A spin_exact=([1]=21318 [2]=2018086 [3]=35255324)
 
-tmp=$(mktemp -d /tmp/model-vs-anchors.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/model-vs-anchors.XXXXXX)
+cleanup() { [ -z "$baseline" ] || git worktree remove --force "$tmp/baseline" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
 die() { echo "model-vs-anchors: $1" >&2; [ -f "${2:-}" ] && cat "$2" >&2; exit 1; }
 kv() { sed -nE "s/.* $1=([^ ]+).*/\1/p" <<<" $2"; }
 mb() { python3 -c "print(f'{$1/1024:.0f}')"; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 thousands() { python3 -c "print(f'{$1:,}')"; }
 collision() { python3 -c "n=$1; print(f'{n*(n-1)/2**65:.1e}')"; }
+if [ -n "$baseline" ]; then
+    git worktree add -q --detach "$tmp/baseline" "$baseline" || die "git worktree add $baseline failed"
+    (cd "$tmp/baseline" && CARGO_TARGET_DIR=$tmp/baseline-target cargo build --release -p model -q) \
+        || die "building $baseline failed"
+    baseline_model=$tmp/baseline-target/release/model
+fi
 
 # Row store, one entry per measured run: name -> fields
 declare -A R_UNIQUE R_WALL R_MEM R_RSS R_PSS R_OTHERS R_LOAD R_DESC R_NOTE
@@ -82,11 +97,12 @@ anchor() {  # tool config K -> a row named "tool config"
         "$(sed -nE 's/.* flags="(.*)"$/\1/p' <<<"$line")"
 }
 
-ours() {  # name mode K threads [extra flags...] -> a row
+ours() {  # name mode K threads [extra flags...] -> a row (MODEL: another build's binary)
     local name=$1 mode=$2 k=$3 threads=$4; shift 4
     local args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties "$mode"
                 --threads "$threads" --json "$@")
-    M_ERR=$tmp/ours.err measure "$tmp/ours.out" "$model" "${args[@]}" || die "measuring model ${args[*]} failed"
+    local bin=${MODEL:-$model}
+    M_ERR=$tmp/ours.err measure "$tmp/ours.out" "$bin" "${args[@]}" || die "measuring $bin ${args[*]} failed"
     [ "$M_RC" = 0 ] || { cat "$tmp/ours.err" >&2; die "model ${args[*]} exited with $M_RC:" "$tmp/ours.out"; }
     local u
     u=$(python3 - "$tmp/ours.out" <<'EOF'
@@ -197,9 +213,26 @@ if [ "$full" = 1 ]; then
         rows=()
         ours "full" full "$k" "$(nproc)" --initiators 0
         ours_counts+=("$k full:${R_UNIQUE[full]}")
+        [ "$k" != "$top" ] || now=("${R_UNIQUE[full]}" "${R_WALL[full]}" "${R_MEM[full]}")
         printf '  K=%s: %s unique states, %s s, %s MB (others %s, load %s)\n' "$k" "$(thousands "${R_UNIQUE[full]}")" \
             "${R_WALL[full]}" "$(mb "${R_MEM[full]}")" "${R_OTHERS[full]}" "${R_LOAD[full]}"
     done
+    if [ -n "$baseline" ]; then
+        echo "  build $baseline (BASELINE) at K=$top, measured right after this build's K=$top:"
+        rows=()
+        MODEL=$baseline_model ours base full "$top" "$(nproc)" --initiators 0
+        printf '  K=%s this build: %s unique states, %s s, %s MB; %s: %s unique states, %s s, %s MB (others %s, load %s)\n' \
+            "$top" "$(thousands "${now[0]}")" "${now[1]}" "$(mb "${now[2]}")" "$baseline" "$(thousands "${R_UNIQUE[base]}")" \
+            "${R_WALL[base]}" "$(mb "${R_MEM[base]}")" "${R_OTHERS[base]}" "${R_LOAD[base]}"
+        [ "${now[0]}" = "${R_UNIQUE[base]}" ] || echo "  WARNING: the two builds found different counts"
+        echo "  full mode, $baseline / this build: time $(ratio "${R_WALL[base]}" "${now[1]}"), memory $(ratio "${R_MEM[base]}" "${now[2]}")"
+    fi
+    echo
+    echo "full mode with --por at K=$((top + 1)), all cores:"
+    rows=()
+    ours por full "$((top + 1))" "$(nproc)" --initiators 0 --por
+    printf '  K=%s: %s unique states, %s s, %s MB (others %s, load %s)\n' "$((top + 1))" "$(thousands "${R_UNIQUE[por]}")" \
+        "${R_WALL[por]}" "$(mb "${R_MEM[por]}")" "${R_OTHERS[por]}" "${R_LOAD[por]}"
     echo
     echo "symmetry (--initiators any, basic mode, DFS, all cores):"
     for k in "${ks[@]}"; do
