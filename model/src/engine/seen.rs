@@ -187,7 +187,8 @@ impl Reserved {
     fn new(bytes: usize) -> Option<Self> {
         #[cfg(unix)]
         {
-            let mut room = physical_memory().next_power_of_two().max(2 * bytes).max(PAGE);
+            let most = physical_memory().checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 2));
+            let mut room = most.max(2 * bytes).max(PAGE);
             while room >= 2 * bytes {
                 let len = room + PAGE;
                 // SAFETY: a new private anonymous mapping of no access: no memory is touched.
