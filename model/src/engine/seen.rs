@@ -506,12 +506,17 @@ mod tests {
         assert_ne!(table.slots, before, "copied");
     }
 
-    /// A reservation refuses to commit past its room; a table at its room's end is copied.
+    /// A reservation commits up to its room and refuses past it; a table at its room's end is
+    /// copied.
     #[test]
     fn a_table_at_its_reservations_end_is_copied() {
         let mut table = Table::new(16);
         let Some(room) = table.reserved.as_ref().map(|r| r.room) else { return };
         assert!(!table.reserved.as_mut().unwrap().commit(room + 1));
+        let r = table.reserved.as_mut().unwrap();
+        r.room = 2 * PAGE;
+        assert!(r.commit(2 * PAGE) && r.committed == 2 * PAGE, "the whole room committed");
+        assert!(!r.commit(2 * PAGE + 1));
         table.reserved.as_mut().unwrap().room = 16 * 8;
         let before = table.slots;
         let table = fill_and_double(table, &(1..=12).collect::<Vec<_>>());
@@ -543,7 +548,11 @@ mod tests {
         assert!(fps.iter().all(|&fp| w.insert(fp)));
         drop(w);
         assert_eq!(seen.len(), fps.len());
-        assert!(seen.table.read().unwrap().len > INITIAL_SLOTS);
+        let table = seen.table.read().unwrap();
+        assert!(table.len > INITIAL_SLOTS);
+        #[cfg(target_os = "linux")]
+        assert_eq!(table.reserved.as_ref().map(|r| r.committed), Some(table.len * 8), "exactly the table committed");
+        drop(table);
         assert!(fps.iter().all(|&fp| !seen.insert(fp)));
         assert_eq!(seen.len(), fps.len());
     }
