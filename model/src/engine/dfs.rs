@@ -283,11 +283,6 @@ where
                 if self.limits.target_max_depth.is_some_and(|t| at >= t) {
                     continue;
                 }
-                for p in &properties {
-                    if is_discovery(p, &self.model, &state) {
-                        self.discover(p.name, &root, &trail, p.expectation == Expectation::Always);
-                    }
-                }
                 self.model.actions(&state, &mut actions);
                 // Under symmetry a successor's fingerprint is its representative's: built.
                 let digest = if self.symmetry.is_none() { digest.or_else(|| self.model.digest(&state)) } else { None };
@@ -308,6 +303,12 @@ where
                     };
                     seen.prefetch(fp);
                     successors.push((next, a, fp));
+                }
+                // Judged while the table lines are on their way (the probes put the state back).
+                for p in &properties {
+                    if is_discovery(p, &self.model, &state) {
+                        self.discover(p.name, &root, &trail, p.expectation == Expectation::Always);
+                    }
                 }
                 generated += successors.len();
                 for (next, a, fp) in successors.drain(..) {

@@ -90,6 +90,7 @@ impl<M: Copy> Chans<M> {
     }
 
     /// Number of channels.
+    #[inline]
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -100,6 +101,7 @@ impl<M: Copy> Chans<M> {
     }
 
     /// Where channel `c`'s run starts and ends in `packets`.
+    #[inline]
     fn bounds(&self, c: usize) -> (usize, usize) {
         let start = if c == 0 { 0 } else { self.ends[c - 1] };
         (usize::from(start), usize::from(self.ends[c]))
@@ -117,6 +119,7 @@ impl<M: Copy> Chans<M> {
     }
 
     /// The packets of channel `c`, head first.
+    #[inline]
     pub fn get(&self, c: usize) -> &[Packet<M>] {
         let (start, end) = self.bounds(c);
         &self.packets[start..end]

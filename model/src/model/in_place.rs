@@ -14,10 +14,11 @@ use super::state::{Parts, Shared, State, StateData, MAX_HOUSES};
 use super::system::{Act, Action, ChandyLamport, Stop};
 use crate::engine::Probe;
 
-/// What a step taken in place changed, as it was: what puts the state back.
+/// What a step taken in place changed, as it was: what puts the state back (with the house the
+/// step replaced, which the scratch keeps).
 struct Undo<A: Spec> {
-    /// The one house the step may change (its index and the house as it was).
-    house: Option<(usize, Shared<A>)>,
+    /// The one house the step may change.
+    house: Option<usize>,
     /// The packet the step takes off a channel: its channel, place and itself.
     taken: Option<(usize, usize, Packet<A::Msg>)>,
     budget: [u8; MAX_HOUSES],
@@ -79,10 +80,10 @@ impl<A: Spec> ChandyLamport<A> {
         // checked in debug builds, and by `tests/in_place.rs` on every step it takes.
         #[cfg(debug_assertions)]
         let before: SmallVec<[*const (); 4]> = state.procs.iter().map(Shared::addr).collect();
-        let undo =
-            Undo { house: actor.map(|p| (p, state.procs[p].clone())), taken, budget: state.budget, sent: state.sent };
-        self.with_effects(|fx| {
-            let result = self.advance(state, *action, fx);
+        let undo = Undo { house: actor, taken, budget: state.budget, sent: state.sent };
+        self.with_scratch(|scratch| {
+            let result = self.advance(state, *action, scratch);
+            let fx = &scratch.fx;
             #[cfg(debug_assertions)]
             {
                 let others_kept =
@@ -116,7 +117,7 @@ impl<A: Spec> ChandyLamport<A> {
                 let last = state.chans.get(c).len() - 1;
                 state.chans.remove(c, last);
             }
-            self.undo(state, undo);
+            self.undo(state, undo, scratch.replaced.take());
             match result {
                 Ok(()) => Probe::Digest(digest.wrapping_add(new).wrapping_sub(words(state, houses, &channels))),
                 Err(Stop::NotAStep) => Probe::NotAStep,
@@ -126,14 +127,15 @@ impl<A: Spec> ChandyLamport<A> {
     }
 
     /// Puts `state` back as it was before the step `undo` came from, once what it sent has been
-    /// taken off the channels.
-    fn undo(&self, state: &mut State<A>, undo: Undo<A>) {
+    /// taken off the channels; `replaced` is the house the step replaced (moved out, not
+    /// copied), if it took a house step.
+    fn undo(&self, state: &mut State<A>, undo: Undo<A>, replaced: Option<Shared<A>>) {
         let Undo { house, taken, budget, sent } = undo;
         if let Some((c, i, packet)) = taken {
             state.chans.insert(c, i, packet);
         }
-        if let Some((p, house)) = house {
-            state.procs[p] = house;
+        if let (Some(p), Some(replaced)) = (house, replaced) {
+            state.procs[p] = replaced;
         }
         state.budget = budget;
         state.sent = sent;

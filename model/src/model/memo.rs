@@ -2,7 +2,10 @@
 //! asked to do (the model's configuration being fixed), and a search meets the same house in
 //! the same state in a great many global states: each thread keeps its latest steps in a small
 //! table, and a step found there hands out the house it led to (shared, not copied) and its
-//! effects, without calling the core again. Only accepted steps are kept.
+//! effects, without calling the core again. Only accepted steps are kept. The table lives in the
+//! thread's [`Scratch`], with the effects buffer and the house a step replaced (moved out, so a
+//! step taken in place is put back without counting the house again): one thread-local access
+//! a step.
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
@@ -56,54 +59,73 @@ struct Entry<A: Spec> {
     effects: SmallVec<[Effect<Cart<A>>; 4]>,
 }
 
-/// A thread's table of steps of one model (`owner`), direct-mapped by house and input.
-struct Memo<A: Spec> {
+/// A thread's scratch for the steps of one model (`owner`): its remembered steps,
+/// direct-mapped by house and input, the effects of the step being taken, and the house that
+/// step replaced.
+pub struct Scratch<A: Spec> {
     owner: u64,
     entries: Vec<Option<Entry<A>>>,
+    /// The effects of the step being taken, in the core's order.
+    pub fx: Vec<Effect<Cart<A>>>,
+    /// The house the latest step replaced, moved out of its state (not copied): what puts a
+    /// step taken in place back.
+    pub replaced: Option<Shared<A>>,
 }
 
 /// Entries per thread: `1 << BITS`.
 const BITS: u32 = 14;
 
 thread_local! {
-    /// This thread's table (of whatever application: type-erased).
-    static MEMO: RefCell<Option<Box<dyn std::any::Any>>> = const { RefCell::new(None) };
+    /// This thread's scratch (of whatever application: type-erased).
+    static SCRATCH: RefCell<Option<Box<dyn std::any::Any>>> = const { RefCell::new(None) };
 }
 
-/// Carries `input` out on `house` for the model numbered `owner` (whose topology is `t`), its
-/// effects appended to `fx`: from this thread's table when the same house took the same input
-/// before, else by the core (and then remembered).
-pub fn step<A: Spec>(
-    owner: u64,
-    t: &Topology,
-    house: &mut Shared<A>,
-    input: Input<A>,
-    fx: &mut Vec<Effect<Cart<A>>>,
-) -> Result<(), CoreError> {
-    MEMO.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        if cell.as_ref().is_none_or(|b| b.downcast_ref::<Memo<A>>().is_none_or(|m| m.owner != owner)) {
-            *cell = Some(Box::new(Memo::<A> { owner, entries: (0..1usize << BITS).map(|_| None).collect() }));
-        }
-        let memo = cell.as_mut().and_then(|b| b.downcast_mut::<Memo<A>>()).expect("this thread's table was just made");
+/// Runs `f` with this thread's scratch for the model numbered `owner`, its effects buffer
+/// empty (a scratch of another model is replaced; a call within `f` gets a scratch of its own).
+pub fn with<A: Spec, R>(owner: u64, f: impl FnOnce(&mut Scratch<A>) -> R) -> R {
+    SCRATCH.with(|cell| {
+        let taken = cell.borrow_mut().take().and_then(|b| b.downcast::<Scratch<A>>().ok());
+        let mut scratch = match taken {
+            Some(s) if s.owner == owner => s,
+            _ => Box::new(Scratch {
+                owner,
+                entries: (0..1usize << BITS).map(|_| None).collect(),
+                fx: Vec::new(),
+                replaced: None,
+            }),
+        };
+        scratch.fx.clear();
+        scratch.replaced = None;
+        let r = f(&mut scratch);
+        *cell.borrow_mut() = Some(scratch);
+        r
+    })
+}
+
+impl<A: Spec> Scratch<A> {
+    /// Carries `input` out on `house` (in a model whose topology is `t`), its effects appended
+    /// to `fx` and the house it replaces kept in `replaced`: from the table when the same house
+    /// took the same input before, else by the core (and then remembered).
+    pub fn step(&mut self, t: &Topology, house: &mut Shared<A>, input: Input<A>) -> Result<(), CoreError> {
         let mut h = FxHasher::default();
         input.hash(&mut h);
         let slot = ((house.hash_word() ^ h.finish()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize;
-        match &memo.entries[slot] {
+        match &self.entries[slot] {
             Some(e) if e.input == input && e.before == *house => {
-                *house = e.after.clone();
-                fx.extend(e.effects.iter().cloned());
+                self.replaced = Some(std::mem::replace(house, e.after.clone()));
+                self.fx.extend(e.effects.iter().cloned());
                 Ok(())
             }
             _ => {
-                let (before, start) = (house.clone(), fx.len());
-                let result = input.apply(t, house, fx);
+                let (before, start) = (house.clone(), self.fx.len());
+                let result = input.apply(t, house, &mut self.fx);
                 if result.is_ok() {
-                    let effects = fx[start..].iter().cloned().collect();
-                    memo.entries[slot] = Some(Entry { before, input, after: house.clone(), effects });
+                    let effects = self.fx[start..].iter().cloned().collect();
+                    self.entries[slot] = Some(Entry { before: before.clone(), input, after: house.clone(), effects });
                 }
+                self.replaced = Some(before);
                 result
             }
         }
-    })
+    }
 }

@@ -91,8 +91,10 @@ impl<A: Spec> std::ops::Deref for Shared<A> {
 }
 
 impl<A: Spec> PartialEq for Shared<A> {
+    /// The same shared house without reading either (another thread may be counting it).
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.0.hash == other.0.hash && (Arc::ptr_eq(&self.0, &other.0) || self.0.process == other.0.process)
+        Arc::ptr_eq(&self.0, &other.0) || (self.0.hash == other.0.hash && self.0.process == other.0.process)
     }
 }
 

@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 use super::chans::{Chans, Packet};
 use super::config::{Mode, Resolved};
 use super::ghost::Ghost;
-use super::memo::{self, Input};
+use super::memo::{self, Input, Scratch};
 use super::names;
 use super::stamp::{Stamp, Stamped};
 use super::state::{Cart, Checkpoints, Core, History, Houses, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
@@ -238,14 +238,10 @@ impl<A: Spec> ChandyLamport<A> {
         }
     }
 
-    /// Carries `input` out on `house` (see `memo`: the core's step, remembered).
-    fn house_step(
-        &self,
-        house: &mut Shared<A>,
-        input: Input<A>,
-        fx: &mut Vec<Effect<Cart<A>>>,
-    ) -> Result<(), chandy_lamport::CoreError> {
-        memo::step(self.id, &self.cfg.topology, house, input, fx)
+    /// Runs `f` with this thread's scratch for this model (see `memo`): the effects buffer
+    /// empty, the remembered steps kept across calls.
+    pub(crate) fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch<A>) -> R) -> R {
+        memo::with(self.id, f)
     }
 
     /// What the steps taken so far did (barrier algorithms; zeros with Chandy–Lamport).
@@ -811,34 +807,17 @@ impl<A: Spec> ChandyLamport<A> {
     /// The state `action` leads to from `last` (stateright's `next_state`), or `None` when
     /// `action` is not a step of `last`.
     pub fn successor(&self, last: &State<A>, action: Act<A>) -> Option<State<A>> {
-        self.with_effects(|fx| self.step(last, action, fx))
-    }
-
-    /// Runs `f` with an empty effects buffer (one per thread, reused across steps).
-    pub(crate) fn with_effects<R>(&self, f: impl FnOnce(&mut Vec<Effect<Cart<A>>>) -> R) -> R {
-        thread_local! {
-            /// The effects buffer, reused across steps (of whatever application: type-erased).
-            static EFFECTS: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
-        }
-        EFFECTS.with(|cell| {
-            let taken = cell.borrow_mut().take();
-            let mut fx: Box<Vec<Effect<Cart<A>>>> =
-                taken.and_then(|b| b.downcast().ok()).unwrap_or_else(|| Box::new(Vec::new()));
-            fx.clear();
-            let r = f(&mut fx);
-            *cell.borrow_mut() = Some(fx);
-            r
-        })
+        self.with_scratch(|s| self.step(last, action, s))
     }
 }
 
 impl<A: Spec> ChandyLamport<A> {
-    /// One step: `action` taken in `last`, the core's effects collected in `fx`. A step the
+    /// One step: `action` taken in `last`, the core's effects collected in `s.fx`. A step the
     /// core refuses gives `last` marked refused (the core leaves a house unchanged when it
     /// refuses).
-    fn step(&self, last: &State<A>, action: Act<A>, fx: &mut Vec<Effect<Cart<A>>>) -> Option<State<A>> {
+    fn step(&self, last: &State<A>, action: Act<A>, s: &mut Scratch<A>) -> Option<State<A>> {
         let mut next = last.clone();
-        match self.advance(&mut next, action, fx) {
+        match self.advance(&mut next, action, s) {
             Ok(()) => Some(next),
             Err(Stop::NotAStep) => None,
             Err(Stop::Refused(error)) => {
@@ -851,12 +830,7 @@ impl<A: Spec> ChandyLamport<A> {
 
     /// Takes `action` in `next` itself (what `next` held before is the state the step is taken
     /// from); on an error `next` is left part-changed and must be discarded or restored.
-    pub(crate) fn advance(
-        &self,
-        next: &mut State<A>,
-        action: Act<A>,
-        fx: &mut Vec<Effect<Cart<A>>>,
-    ) -> Result<(), Stop> {
+    pub(crate) fn advance(&self, next: &mut State<A>, action: Act<A>, scratch: &mut Scratch<A>) -> Result<(), Stop> {
         let t = &self.cfg.topology;
         let done_before = if next.ghost.is_some() { self.done_bits(next) } else { 0 };
         let events_before = next.history.as_ref().map_or(0, |h| h.trace.events.len());
@@ -881,7 +855,7 @@ impl<A: Spec> ChandyLamport<A> {
                     }
                     None => (self.recorded_bits(&next.procs[p]), StepInput::Send(MsgId(0))),
                 };
-                if let Err(e) = self.house_step(&mut next.procs[p], Input::Send(c, cart), fx) {
+                if let Err(e) = scratch.step(t, &mut next.procs[p], Input::Send(c, cart)) {
                     return refused(&e);
                 }
                 let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
@@ -891,19 +865,19 @@ impl<A: Spec> ChandyLamport<A> {
                         g.on_buffer(c.index(), tag);
                     }
                 }
-                self.apply(next, p, input, fx, tag);
+                self.apply(next, p, input, &scratch.fx, tag);
             }
             Action::Internal { house, step } => {
                 let p = house as usize;
                 next.budget[p] -= A::cost(&Move::Internal(step));
-                if let Err(e) = self.house_step(&mut next.procs[p], Input::Internal(step), fx) {
+                if let Err(e) = scratch.step(t, &mut next.procs[p], Input::Internal(step)) {
                     return refused(&e);
                 }
                 let app = *next.procs[p].app();
                 if let Some(h) = next.history.as_mut() {
                     Tracer::event(&mut h.trace.events, ProcessId(p as u16), EventKind::Internal { step }, &app);
                 }
-                self.apply(next, p, StepInput::Idle, fx, 0);
+                self.apply(next, p, StepInput::Idle, &scratch.fx, 0);
             }
             Action::Deliver { channel, index } => {
                 let c = ChannelId(u32::from(channel));
@@ -929,10 +903,10 @@ impl<A: Spec> ChandyLamport<A> {
                     Message::Marker(snapshot) => StepInput::Marker { channel: c, snapshot },
                     Message::Cancel(_) => StepInput::Idle,
                 };
-                if let Err(e) = self.house_step(&mut next.procs[q], Input::Receive(c, packet.msg, overtaken), fx) {
+                if let Err(e) = scratch.step(t, &mut next.procs[q], Input::Receive(c, packet.msg, overtaken)) {
                     return refused(&e);
                 }
-                self.apply(next, q, input, fx, 0);
+                self.apply(next, q, input, &scratch.fx, 0);
             }
             Action::Steal { channel, index } => {
                 let c = ChannelId(u32::from(channel));
@@ -965,25 +939,25 @@ impl<A: Spec> ChandyLamport<A> {
                         g.activate(s.0 as usize, &d.chans, d.procs.len(), accounted, self.initial_total, y);
                     }
                 }
-                if let Err(e) = self.house_step(&mut next.procs[p], Input::Initiate(s), fx) {
+                if let Err(e) = scratch.step(t, &mut next.procs[p], Input::Initiate(s)) {
                     return refused(&e);
                 }
-                self.apply(next, p, StepInput::Initiate, fx, 0);
+                self.apply(next, p, StepInput::Initiate, &scratch.fx, 0);
             }
             Action::Flush { house } => {
                 let p = house as usize;
-                self.house_step(&mut next.procs[p], Input::Flush, fx).expect("flushing is never refused");
-                self.apply(next, p, StepInput::Idle, fx, 0);
+                scratch.step(t, &mut next.procs[p], Input::Flush).expect("flushing is never refused");
+                self.apply(next, p, StepInput::Idle, &scratch.fx, 0);
             }
             Action::Transmit { house, channel } => {
                 let p = house as usize;
                 let c = ChannelId(u32::from(channel));
-                if let Err(e) = self.house_step(&mut next.procs[p], Input::Transmit(c), fx) {
+                if let Err(e) = scratch.step(t, &mut next.procs[p], Input::Transmit(c)) {
                     return refused(&e);
                 }
                 // The cart keeps the tag it was sent with (into the buffer).
                 let tag = next.ghost.as_mut().and_then(|g| g.on_transmit(c.index())).unwrap_or(0);
-                self.apply(next, p, StepInput::Idle, fx, tag);
+                self.apply(next, p, StepInput::Idle, &scratch.fx, tag);
             }
             Action::Trigger => {
                 let ck = next.ckpt.as_mut().ok_or(Stop::NotAStep)?;
@@ -1049,10 +1023,10 @@ impl<A: Spec> ChandyLamport<A> {
                 // A counted failure (the house's part could not be written): one more in a row
                 // than tolerated fails the job over.
                 let failure = ck.coord.fail(s);
-                if let Err(e) = next.procs[p].edit(|h| h.decline(t, s, fx)) {
+                if let Err(e) = next.procs[p].edit(|h| h.decline(t, s, &mut scratch.fx)) {
                     return refused(&e);
                 }
-                self.apply(next, p, StepInput::Idle, fx, 0);
+                self.apply(next, p, StepInput::Idle, &scratch.fx, 0);
                 match failure {
                     Failure::Stale => {}
                     Failure::Aborted => self.discard(next, &[s]),
