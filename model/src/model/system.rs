@@ -23,7 +23,9 @@ use super::ghost::Ghost;
 use super::memo::{self, Input, Scratch};
 use super::names;
 use super::stamp::{Stamp, Stamped};
-use super::state::{Cart, Checkpoints, Core, History, Houses, Recorded, Shared, State, StateData, Stored, MAX_HOUSES};
+use super::state::{
+    Cart, Checkpoints, Core, History, House, Houses, Recorded, Shared, State, StateData, Stored, MAX_HOUSES,
+};
 
 /// One step of the model; `M` and `S` are the application's messages and internal steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -608,6 +610,40 @@ impl<A: Spec> ChandyLamport<A> {
             }
         }
         Some(Recorded { houses, channels })
+    }
+
+    /// Whether snapshot `s` recorded on every channel `c`, cart for cart and in order, the carts
+    /// `expected(c)` (the channels of [`ChandyLamport::recorded`], read where the houses keep
+    /// them: no record is built); `None` when `recorded` gives `None`.
+    pub fn records_equal<'a>(
+        &self,
+        state: &State<A>,
+        s: SnapshotId,
+        expected: impl Fn(usize) -> &'a [Cart<A>],
+    ) -> Option<bool>
+    where
+        A: 'a,
+    {
+        let t = &self.cfg.topology;
+        fn done<A: Spec>(p: &Core<A>, s: SnapshotId) -> Option<&chandy_lamport::Slot<House<A>>> {
+            p.slot(s).filter(|slot| slot.is_complete() && slot.state.is_some())
+        }
+        for p in &state.procs {
+            done(p, s)?;
+        }
+        for p in &state.procs {
+            let receiver = done(p, s)?;
+            for (i, &c) in t.incoming(p.id()).iter().enumerate() {
+                let from = t.channel(c).from;
+                let sender = done(&state.procs[from.index()], s)?;
+                let j = t.outgoing(from).iter().position(|&o| o == c)?;
+                let carts = receiver.record(i).chain(sender.output(j)).copied();
+                if !carts.eq(expected(c.index()).iter().copied()) {
+                    return Some(false);
+                }
+            }
+        }
+        Some(true)
     }
 
     /// The conserved quantity recorded by snapshot `s` (in houses and in transit), once every
