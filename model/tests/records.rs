@@ -62,7 +62,7 @@ fn bank_cart(rec: &model::model::state::Recorded<Bank>) -> model::model::state::
         .flatten()
         .next()
         .copied()
-        .unwrap_or_else(|| model::model::stamp::Stamp { seq: 1, msg: chandy_lamport::apps::bank::Jars(1) })
+        .unwrap_or(model::model::stamp::Stamp { seq: 1, msg: chandy_lamport::apps::bank::Jars(1) })
 }
 
 #[test]
