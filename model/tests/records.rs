@@ -1,7 +1,8 @@
 //! Full mode compares what a snapshot recorded with the carts in flight at its cut where the
 //! houses keep the records (`ChandyLamport::records_equal`), without building them: on every
 //! reachable state of small configurations (every variant, algorithm) it must say what the
-//! built record (`ChandyLamport::recorded`) says.
+//! built record (`ChandyLamport::recorded`) says; so must the stable predicates read the same way
+//! (`ChandyLamport::y_star`).
 
 mod common;
 
@@ -14,11 +15,12 @@ use model::model::state::State;
 use model::{ChandyLamport, InitiatorSpec, Mode, TopologySpec};
 use stateright::Model;
 
-/// Per configuration: complete snapshots compared; of them, records equal to the ghost's.
-fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize) {
+/// Per configuration: complete snapshots compared; of them, records equal to the ghost's, and
+/// records where a stable predicate holds.
+fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack: Vec<State<Bank>> = m.init_states();
-    let (mut compared, mut exact, mut states) = (0, 0, 0);
+    let (mut compared, mut exact, mut states, mut stars) = (0, 0, 0, 0);
     let mut actions = Vec::new();
     while let Some(s) = stack.pop() {
         if states == limit || !seen.insert(s.clone()) {
@@ -33,6 +35,11 @@ fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize) {
             let want =
                 built.as_ref().map(|rec| rec.channels.iter().enumerate().all(|(c, r)| r[..] == *expected.get(c)));
             assert_eq!(in_place, want, "{:?} snapshot {}", m.topology(), id.0);
+            // The stable predicates in the record, read the same way.
+            let budgets = &ghost.snaps[id.0 as usize].rec_budget;
+            let y = built.as_ref().map(|rec| m.y_recorded(rec, budgets));
+            assert_eq!(m.y_star(&s, id, budgets), y, "{:?} snapshot {}", m.topology(), id.0);
+            stars += usize::from(y.is_some_and(|y| y != 0));
             let Some(rec) = built else { continue };
             compared += 1;
             exact += usize::from(want == Some(true));
@@ -52,7 +59,7 @@ fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize) {
         m.actions(&s, &mut actions);
         stack.extend(actions.drain(..).filter_map(|a| m.next_state(&s, a)));
     }
-    (compared, exact)
+    (compared, exact, stars)
 }
 
 /// Some cart recorded anywhere, else one made up.
@@ -67,7 +74,7 @@ fn bank_cart(rec: &model::model::state::Recorded<Bank>) -> model::model::state::
 
 #[test]
 fn records_read_in_place_judge_as_the_built_records() {
-    let (mut compared, mut exact, mut inexact, mut configs) = (0, 0, 0, [0; 3]);
+    let (mut compared, mut exact, mut inexact, mut stars, mut configs) = (0, 0, 0, 0, [0; 3]);
     for variant in Variant::ALL {
         for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
             let mut cfg = config(3, TopologySpec::Complete, 1, 2, InitiatorSpec::Only(vec![0, 1]));
@@ -76,13 +83,15 @@ fn records_read_in_place_judge_as_the_built_records() {
             (cfg.mode, cfg.variant, cfg.algorithm, cfg.theft) = (Mode::Full, variant, algorithm, theft);
             let Ok(resolved) = cfg.resolve() else { continue };
             configs[algorithm as usize] += 1;
-            let (c, e) = walk(&ChandyLamport::<Bank>::new(resolved), if theft { 3000 } else { 300_000 });
+            let (c, e, y) = walk(&ChandyLamport::<Bank>::new(resolved), if theft { 3000 } else { 300_000 });
             compared += c;
             exact += e;
             inexact += c - e;
+            stars += y;
         }
     }
     assert!(configs.iter().all(|&n| n > 0), "configurations resolved per algorithm: {configs:?}");
     // Both answers occur: the faulty variants record other carts than were in flight.
     assert!(exact > 10_000 && inexact > 100, "{compared} compared: {exact} exact, {inexact} not");
+    assert!(stars > 1000, "{stars} records where a stable predicate holds");
 }

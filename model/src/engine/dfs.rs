@@ -255,6 +255,7 @@ where
     fn work(&self) {
         let properties = self.model.properties();
         let mut actions = Vec::new();
+        let mut probes = Vec::new();
         let mut successors = Vec::new();
         let mut stack: Vec<Entry<M>> = Vec::new();
         let mut trail: Vec<M::Action> = Vec::new();
@@ -286,12 +287,12 @@ where
                 self.model.actions(&state, &mut actions);
                 // Under symmetry a successor's fingerprint is its representative's: built.
                 let digest = if self.symmetry.is_none() { digest.or_else(|| self.model.digest(&state)) } else { None };
+                match digest {
+                    Some(d) => self.model.probe_all(&mut state, d, &actions, &mut probes),
+                    None => probes.extend(actions.iter().map(|_| Probe::Build)),
+                }
                 // All successors first, their table lines fetched together, then the lookups.
-                for a in actions.drain(..) {
-                    let probe = match digest {
-                        Some(d) => self.model.probe(&mut state, d, &a),
-                        None => Probe::Build,
-                    };
+                for (a, probe) in actions.drain(..).zip(probes.drain(..)) {
                     let (next, fp) = match probe {
                         Probe::Digest(digest) => (Successor::Pending(digest), fingerprint(&digest)),
                         Probe::NotAStep => continue,

@@ -29,4 +29,9 @@ pub trait InPlace: Model {
     fn probe(&self, _state: &mut Self::State, _digest: u64, _action: &Self::Action) -> Probe {
         Probe::Build
     }
+
+    /// [`InPlace::probe`] of each of `actions` in turn, what each said appended to `out` in order.
+    fn probe_all(&self, state: &mut Self::State, digest: u64, actions: &[Self::Action], out: &mut Vec<Probe>) {
+        out.extend(actions.iter().map(|a| self.probe(state, digest, a)));
+    }
 }

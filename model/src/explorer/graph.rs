@@ -59,4 +59,8 @@ impl<A: Spec> InPlace for ChandyLamport<A> {
     fn probe(&self, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
         self.probe_in_place(state, digest, action)
     }
+
+    fn probe_all(&self, state: &mut State<A>, digest: u64, actions: &[Act<A>], out: &mut Vec<Probe>) {
+        self.probe_all_in_place(state, digest, actions, out)
+    }
 }

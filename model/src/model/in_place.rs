@@ -10,6 +10,7 @@ use chandy_lamport::{ChannelId, Effect};
 use smallvec::SmallVec;
 
 use super::chans::Packet;
+use super::memo::Scratch;
 use super::state::{Parts, Shared, State, StateData, MAX_HOUSES};
 use super::system::{Act, Action, ChandyLamport, Stop};
 use crate::engine::Probe;
@@ -62,6 +63,22 @@ impl<A: Spec> ChandyLamport<A> {
         if !Self::probed(state) {
             return Probe::Build;
         }
+        self.with_scratch(|scratch| self.probe_with(scratch, state, digest, action))
+    }
+
+    /// [`ChandyLamport::probe_in_place`] of each of `actions` in turn, in one scratch: what each
+    /// said, in order, appended to `out`.
+    pub fn probe_all_in_place(&self, state: &mut State<A>, digest: u64, actions: &[Act<A>], out: &mut Vec<Probe>) {
+        if !Self::probed(state) {
+            out.extend(actions.iter().map(|_| Probe::Build));
+            return;
+        }
+        self.with_scratch(|scratch| out.extend(actions.iter().map(|a| self.probe_with(scratch, state, digest, a))));
+    }
+
+    /// One probe of a state the search probes, with this thread's scratch.
+    fn probe_with(&self, scratch: &mut Scratch<A>, state: &mut State<A>, digest: u64, action: &Act<A>) -> Probe {
+        scratch.fx.clear();
         let Ok(actor) = self.actor(action) else { return Probe::Build };
         let taken = match *action {
             Action::Deliver { channel: c, index: i }
@@ -81,7 +98,7 @@ impl<A: Spec> ChandyLamport<A> {
         #[cfg(debug_assertions)]
         let before: SmallVec<[*const (); 4]> = state.procs.iter().map(Shared::addr).collect();
         let undo = Undo { house: actor, taken, budget: state.budget, sent: state.sent };
-        self.with_scratch(|scratch| {
+        {
             let result = self.advance(state, *action, scratch);
             let fx = &scratch.fx;
             #[cfg(debug_assertions)]
@@ -123,7 +140,7 @@ impl<A: Spec> ChandyLamport<A> {
                 Err(Stop::NotAStep) => Probe::NotAStep,
                 Err(Stop::Refused(_)) => Probe::Build,
             }
-        })
+        }
     }
 
     /// Puts `state` back as it was before the step `undo` came from, once what it sent has been

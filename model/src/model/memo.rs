@@ -70,6 +70,9 @@ pub struct Scratch<A: Spec> {
     /// The house the latest step replaced, moved out of its state (not copied): what puts a
     /// step taken in place back.
     pub replaced: Option<Shared<A>>,
+    /// Buffers for a snapshot's record read out of the houses (its houses' states, each
+    /// channel's messages), reused from state to state.
+    pub record: (Vec<A>, Vec<Vec<A::Msg>>),
 }
 
 /// Entries per thread: `1 << BITS`.
@@ -92,6 +95,7 @@ pub fn with<A: Spec, R>(owner: u64, f: impl FnOnce(&mut Scratch<A>) -> R) -> R {
                 entries: (0..1usize << BITS).map(|_| None).collect(),
                 fx: Vec::new(),
                 replaced: None,
+                record: (Vec::new(), Vec::new()),
             }),
         };
         scratch.fx.clear();

@@ -304,7 +304,22 @@ fn end_reachable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 }
 
 fn stable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    clause(m, s, STABLE, |g, rec| sound(g.y_begin, m.y_recorded(rec, &g.rec_budget), g.y_end), |j| j.stable)
+    if m.cfg.mode != Mode::Full || s.ckpt.is_some() {
+        return clause(
+            m,
+            s,
+            STABLE,
+            |g, rec| sound(g.y_begin, m.y_recorded(rec, &g.rec_budget), g.y_end),
+            |j| j.stable,
+        );
+    }
+    // Full mode without a coordinator: the record read where the houses keep it, none built.
+    m.latched(index(STABLE), false, || {
+        every_done(m, s, |id| {
+            let Some(g) = s.ghost.as_ref().map(|g| &g.snaps[id.0 as usize]) else { return false };
+            m.y_star(s, id, &g.rec_budget).is_some_and(|y| sound(g.y_begin, y, g.y_end))
+        })
+    })
 }
 
 /// The recorded y(S*) of every snapshot complete in `s`, by the mode's records (full mode: the

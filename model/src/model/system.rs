@@ -612,6 +612,43 @@ impl<A: Spec> ChandyLamport<A> {
         Some(Recorded { houses, channels })
     }
 
+    /// The stable predicates in what snapshot `s` recorded, with each house's budget when it
+    /// recorded: [`ChandyLamport::y_recorded`] of [`ChandyLamport::recorded`], read where the
+    /// houses keep the record into this thread's reused buffers; `None` when `recorded` gives
+    /// `None`.
+    pub fn y_star(&self, state: &State<A>, s: SnapshotId, budgets: &[u8]) -> Option<u8> {
+        let t = &self.cfg.topology;
+        self.with_scratch(|scratch| {
+            let (states, channels) = &mut scratch.record;
+            states.clear();
+            channels.resize_with(t.channels().len(), Vec::new);
+            channels.iter_mut().for_each(Vec::clear);
+            for p in &state.procs {
+                let slot = done(p, s)?;
+                states.push(slot.state?.0);
+                for (i, &c) in t.incoming(p.id()).iter().enumerate() {
+                    channels[c.index()].extend(slot.record(i).map(|cart| cart.msg));
+                }
+            }
+            // The receiver's side first, then the sender's (unaligned barriers' output buffers).
+            for p in &state.procs {
+                let slot = done(p, s)?;
+                for (j, &c) in t.outgoing(p.id()).iter().enumerate() {
+                    channels[c.index()].extend(slot.output(j).map(|cart| cart.msg));
+                }
+            }
+            let view = View {
+                topology: t,
+                states,
+                budgets,
+                channels: &channels[..t.channels().len()],
+                initial: self.initial_total,
+                setup: self.setup,
+            };
+            Some(self.y(&view))
+        })
+    }
+
     /// Whether snapshot `s` recorded on every channel `c`, cart for cart and in order, the carts
     /// `expected(c)` (the channels of [`ChandyLamport::recorded`], read where the houses keep
     /// them: no record is built); `None` when `recorded` gives `None`.
@@ -625,9 +662,6 @@ impl<A: Spec> ChandyLamport<A> {
         A: 'a,
     {
         let t = &self.cfg.topology;
-        fn done<A: Spec>(p: &Core<A>, s: SnapshotId) -> Option<&chandy_lamport::Slot<House<A>>> {
-            p.slot(s).filter(|slot| slot.is_complete() && slot.state.is_some())
-        }
         for p in &state.procs {
             done(p, s)?;
         }
@@ -774,6 +808,12 @@ impl<A: Spec> ChandyLamport<A> {
         }
         next.ghost = Some(ghost);
     }
+}
+
+/// House `p`'s part of snapshot `s` when it is complete with a recorded state (what a record
+/// is read from).
+fn done<A: Spec>(p: &Core<A>, s: SnapshotId) -> Option<&chandy_lamport::Slot<House<A>>> {
+    p.slot(s).filter(|slot| slot.is_complete() && slot.state.is_some())
 }
 
 /// y(S*) implies y(S_end), and not y(S*) implies not y(S_begin), for every stable predicate
