@@ -38,9 +38,20 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
         // The fingerprint the search stores is the digest's.
         assert_eq!(model::engine::seen::fingerprint(&s), model::engine::seen::fingerprint(&s.digest()));
         m.actions(&s, &mut actions);
-        for a in actions.drain(..) {
+        // All of a state's steps probed in one call (as the search does) say what each says alone.
+        let mut all = Vec::new();
+        if let Some(d) = digest {
+            m.probe_all(&mut s, d, &actions, &mut all);
+            assert_eq!(all.len(), actions.len());
+            assert!(s == original, "{cfg:?}: the state was not put back after its steps");
+        }
+        for (k, a) in actions.drain(..).enumerate() {
             let next = m.next_state(&s, a);
-            match digest.map(|d| m.probe(&mut s, d, &a)) {
+            let alone = digest.map(|d| m.probe(&mut s, d, &a));
+            if let Some(alone) = &alone {
+                assert_eq!(said(alone), said(&all[k]), "{cfg:?} {a:?}: probed with the others");
+            }
+            match alone {
                 Some(Probe::Digest(digest)) => {
                     in_place += 1;
                     let built = next.as_ref().expect("a step taken in place is a step");
@@ -62,6 +73,15 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
         }
     }
     (states, in_place, built)
+}
+
+/// What a probe said, comparable.
+fn said(p: &Probe) -> Option<Option<u64>> {
+    match p {
+        Probe::Digest(d) => Some(Some(*d)),
+        Probe::NotAStep => Some(None),
+        Probe::Build => None,
+    }
 }
 
 fn small(mode: Mode, variant: Variant, algorithm: Algorithm) -> Config {
