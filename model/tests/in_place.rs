@@ -125,3 +125,26 @@ fn the_stream_job_s_steps_in_place_too() {
     let (_, i, _) = walk::<chandy_lamport::apps::stream::Stream>(&cfg, 3000);
     assert!(i > 1000, "{i} steps in place");
 }
+
+#[test]
+fn models_on_one_thread_keep_their_own_remembered_steps() {
+    // House 0 starts the same in both, and initiating sends a marker on each of its outgoing
+    // channels: two on the complete graph, one on the ring. A step remembered by one model must
+    // not answer the other's.
+    let model = |topology| {
+        let cfg = Config { mode: Mode::Basic, ..config(3, topology, 1, 1, InitiatorSpec::Only(vec![0])) };
+        ChandyLamport::<Bank>::new(cfg.resolve().expect("valid configuration"))
+    };
+    let (complete, ring) = (model(TopologySpec::Complete), model(TopologySpec::Ring));
+    let initiate = model::Action::Initiate { house: 0, snapshot: 0 };
+    for _ in 0..2 {
+        for (m, markers) in [(&complete, 2), (&ring, 1)] {
+            let s = &m.init_states()[0];
+            let next = m.next_state(s, initiate).expect("house 0 may initiate");
+            assert_eq!(next.chans.all().len(), markers, "{:?}", m.topology());
+            let digest = m.digest(s).expect("basic mode steps in place");
+            let mut s = s.clone();
+            assert!(matches!(m.probe(&mut s, digest, &initiate), Probe::Digest(d) if d == next.digest()));
+        }
+    }
+}
