@@ -133,3 +133,65 @@ impl<A: Spec> Scratch<A> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chandy_lamport::apps::bank::{Bank, Jars};
+    use chandy_lamport::{Process, ProcessId};
+    use rand::{Rng, SeedableRng};
+
+    use crate::model::stamp::{Stamp, Stamped};
+
+    /// Many more (house, input) pairs than the table has entries, so that pairs share entries: a
+    /// remembered step answers only its own house and input, as the core does.
+    #[test]
+    fn remembered_steps_answer_as_the_core() {
+        let t = Topology::complete(3).expect("a topology");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(41);
+        let mut scratch = Box::new(Scratch::<Bank> {
+            owner: 0,
+            entries: (0..1usize << BITS).map(|_| None).collect(),
+            fx: Vec::new(),
+            replaced: None,
+            record: (Vec::new(), Vec::new()),
+        });
+        let mut houses: Vec<Shared<Bank>> =
+            (0..3u16).map(|p| Shared::new(Process::new(ProcessId(p), Stamped(Bank::new(2))))).collect();
+        let (mut hits, mut steps) = (0, 0);
+        for _ in 0..200_000 {
+            let p = rng.random_range(0..3usize);
+            let cart = Stamp { seq: 0, msg: Jars(rng.random_range(1..40)) };
+            let input = match rng.random_range(0..3) {
+                0 => Input::Send(t.outgoing(ProcessId(p as u16))[rng.random_range(0..2)], cart),
+                _ => Input::Receive(
+                    t.incoming(ProcessId(p as u16))[rng.random_range(0..2)],
+                    Message::App(cart),
+                    SmallVec::new(),
+                ),
+            };
+            let mut core = houses[p].clone();
+            let mut core_fx = Vec::new();
+            let want = input.apply(&t, &mut core, &mut core_fx);
+            scratch.fx.clear();
+            let before = houses[p].clone();
+            let got = scratch.step(&t, &mut houses[p], input.clone());
+            assert_eq!(got.is_ok(), want.is_ok(), "{input:?}");
+            assert!(scratch.replaced.take().is_some_and(|r| r.same(&before)), "the house replaced is the one before");
+            if got.is_err() {
+                houses[p] = before;
+                continue;
+            }
+            steps += 1;
+            hits += usize::from(
+                scratch.entries.iter().flatten().any(|e| e.after.same(&houses[p])) && !houses[p].same(&core),
+            );
+            assert!(*houses[p] == *core, "{input:?}: the house after");
+            assert_eq!(scratch.fx, core_fx, "{input:?}: the effects");
+            if rng.random_range(0..50) == 0 {
+                houses[p] = Shared::new(Process::new(ProcessId(p as u16), Stamped(Bank::new(2))));
+            }
+        }
+        assert!(steps > 100_000 && hits > 10_000, "{steps} steps, {hits} from the table");
+    }
+}
