@@ -2,7 +2,8 @@
 //! houses keep the records (`ChandyLamport::records_equal`), without building them: on every
 //! reachable state of small configurations (every variant, algorithm) it must say what the
 //! built record (`ChandyLamport::recorded`) says; so must the stable predicates read the same way
-//! (`ChandyLamport::y_star`).
+//! (`ChandyLamport::y_star`), and the ghost's completion flag (`SnapGhost::done`) must be the
+//! houses' completion.
 
 mod common;
 
@@ -17,7 +18,7 @@ use stateright::Model;
 
 /// Per configuration: complete snapshots compared; of them, records equal to the ghost's, and
 /// records where a stable predicate holds.
-fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize, usize) {
+fn walk(m: &ChandyLamport<Bank>, limit: usize, completions: &mut usize) -> (usize, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack: Vec<State<Bank>> = m.init_states();
     let (mut compared, mut exact, mut states, mut stars) = (0, 0, 0, 0);
@@ -29,6 +30,11 @@ fn walk(m: &ChandyLamport<Bank>, limit: usize) -> (usize, usize, usize) {
         states += 1;
         let ghost = s.ghost.as_ref().expect("full mode keeps ghost data");
         for id in m.snapshot_ids() {
+            // The ghost's completion flag (what the properties read) is the houses' completion
+            // without a coordinator; with one, it is never set.
+            let done = ghost.snaps[id.0 as usize].done;
+            assert_eq!(done, s.ckpt.is_none() && s.complete(id), "{:?} snapshot {}", m.topology(), id.0);
+            *completions += usize::from(done);
             let expected = &ghost.snaps[id.0 as usize].expected;
             let built = m.recorded(&s, id);
             let in_place = m.records_equal(&s, id, |c| expected.get(c));
@@ -74,7 +80,7 @@ fn bank_cart(rec: &model::model::state::Recorded<Bank>) -> model::model::state::
 
 #[test]
 fn records_read_in_place_judge_as_the_built_records() {
-    let (mut compared, mut exact, mut inexact, mut stars, mut configs) = (0, 0, 0, 0, [0; 3]);
+    let (mut compared, mut exact, mut inexact, mut stars, mut configs, mut done) = (0, 0, 0, 0, [0; 3], 0);
     for variant in Variant::ALL {
         for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
             let mut cfg = config(3, TopologySpec::Complete, 1, 2, InitiatorSpec::Only(vec![0, 1]));
@@ -83,7 +89,8 @@ fn records_read_in_place_judge_as_the_built_records() {
             (cfg.mode, cfg.variant, cfg.algorithm, cfg.theft) = (Mode::Full, variant, algorithm, theft);
             let Ok(resolved) = cfg.resolve() else { continue };
             configs[algorithm as usize] += 1;
-            let (c, e, y) = walk(&ChandyLamport::<Bank>::new(resolved), if theft { 3000 } else { 300_000 });
+            let limit = if theft { 3000 } else { 300_000 };
+            let (c, e, y) = walk(&ChandyLamport::<Bank>::new(resolved), limit, &mut done);
             compared += c;
             exact += e;
             inexact += c - e;
@@ -94,4 +101,5 @@ fn records_read_in_place_judge_as_the_built_records() {
     // Both answers occur: the faulty variants record other carts than were in flight.
     assert!(exact > 10_000 && inexact > 100, "{compared} compared: {exact} exact, {inexact} not");
     assert!(stars > 1000, "{stars} records where a stable predicate holds");
+    assert!(done > 10_000, "{done} snapshots flagged complete");
 }

@@ -131,6 +131,9 @@ pub struct SnapGhost<M> {
     pub state_bad: bool,
     /// (d) Set at completion: replaying the post-cut steps from the recorded state fails.
     pub end_bad: bool,
+    /// Without a checkpoint coordinator: the snapshot is complete at every house (set when it
+    /// completes, and it stays so). With one, which discards parts, always false.
+    pub done: bool,
     /// The stable predicates at S_begin (when first initiated), bit `i` for predicate `i`.
     pub y_begin: u8,
     /// The stable predicates at S_end (when the last record closed).
@@ -172,6 +175,7 @@ impl<M> Default for SnapGhost<M> {
             prefifo: false,
             state_bad: false,
             end_bad: false,
+            done: false,
             y_begin: 0,
             y_end: 0,
             stolen_pre: 0,
@@ -189,13 +193,9 @@ impl<M> Default for SnapGhost<M> {
 pub struct Snap<M>(Arc<(u64, SnapGhost<M>)>);
 
 fn word_of<M: Hash>(g: &SnapGhost<M>) -> u64 {
-    static SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
-        0x9216_d5d9_8979_fb1b,
-        0xd131_0ba6_98df_b5ac,
-        0x2ffd_72db_d01a_df7e,
-        0xb8e1_afed_6a26_7e96,
-    );
-    SEEDS.hash_one(g)
+    let mut h = rustc_hash::FxHasher::default();
+    (0x9216_d5d9_8979_fb1bu64, g).hash(&mut h);
+    super::state::mix(h.finish())
 }
 
 impl<M: Copy + Hash> Snap<M> {
@@ -445,7 +445,7 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
     }
 
     /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`, where the
-    /// stable predicates are `y`; judges (d) by replaying the post-cut receipts on the records
+    /// stable predicates are `y` (`stays`: no coordinator will discard its parts); judges (d) by replaying the post-cut receipts on the records
     /// followed by the post-cut sends, which must leave each channel as it really is now (on the
     /// road, then in its sender's output buffer, as `buffered` gives it).
     pub fn on_complete(
@@ -454,9 +454,11 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
         chans: &Chans<M>,
         records: &[Vec<Stamp<M>>],
         y: u8,
+        stays: bool,
         buffered: &dyn Fn(usize) -> Vec<Stamp<M>>,
     ) {
         self.snaps[s].edit(|g| {
+            g.done = stays;
             g.end_bad = records.iter().enumerate().any(|(c, record)| {
                 // The record, then the post-cut sends: the post-cut receipts take its head.
                 let mut queue = record.iter().chain(g.post_sent.get(c)).copied();

@@ -79,10 +79,14 @@ pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
     list
 }
 
-/// Whether `f` holds for every snapshot complete everywhere in `s`. A property judged on what a
-/// snapshot recorded fails, rather than passes, when that record cannot be read.
+/// Whether `f` holds for every snapshot complete everywhere in `s` (in full mode without a
+/// coordinator, as the ghost data say: set when it completed, never undone). A property judged on
+/// what a snapshot recorded fails, rather than passes, when that record cannot be read.
 fn every_done<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, mut f: impl FnMut(SnapshotId) -> bool) -> bool {
-    m.snapshot_ids().filter(|&id| s.complete(id)).all(&mut f)
+    match s.ghost.as_ref().filter(|_| s.ckpt.is_none()) {
+        Some(g) => (0u32..).zip(&g.snaps).filter(|(_, g)| g.done).all(|(id, _)| f(SnapshotId(id))),
+        None => m.snapshot_ids().filter(|&id| s.complete(id)).all(&mut f),
+    }
 }
 
 /// The snapshots a clause is judged on, with what each recorded: with the barrier algorithms,

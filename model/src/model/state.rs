@@ -251,22 +251,15 @@ impl<A: Spec> Hash for StateData<A> {
 }
 
 /// Murmur3's 64-bit finaliser: a bijection whose every output bit depends on every input bit.
-fn mix(mut x: u64) -> u64 {
+/// Each part's word is the finaliser of a fast, fixed hash (the same in every run and every
+/// process: shards, `merge`) of the part.
+pub(crate) fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
     x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     x ^ (x >> 33)
 }
-
-/// Fixed seeds: a digest is the same in every run and every process (shards, `merge`).
-/// (ahash XORs them with its own constants: none may equal those.)
-static PART_SEEDS: ahash::RandomState = ahash::RandomState::with_seeds(
-    0x5851_f42d_4c95_7f2d,
-    0x1405_7b7e_f767_814f,
-    0xd6e8_feb8_6659_fd93,
-    0xa076_1d64_78bd_642f,
-);
 
 /// A state's digest is the wrapping sum of one word per part, each word a function of the
 /// part's content and its place: house `i` (its core's hash, budget and carts sent), channel
@@ -281,8 +274,11 @@ impl Parts {
         mix(house.hash_word().wrapping_add(mix(place ^ 0x9e37_79b9_7f4a_7c15)))
     }
 
-    /// Channel `c`'s word.
+    /// Channel `c`'s word (an empty channel's is its place's alone: most channels are empty).
     pub fn channel<M: Hash>(c: usize, packets: &[Packet<M>]) -> u64 {
+        if packets.is_empty() {
+            return mix(c as u64 ^ 0x2545_f491_4f6c_dd1d);
+        }
         let mut h = rustc_hash::FxHasher::default();
         (c as u64 ^ 0x2545_f491_4f6c_dd1d, packets).hash(&mut h);
         mix(h.finish())
@@ -299,7 +295,9 @@ impl Parts {
         sym: u16,
         ckpt: &Option<Box<Checkpoints<A>>>,
     ) -> u64 {
-        mix(PART_SEEDS.hash_one((u64::MAX, houses, channels, refused, ghost, history, sym, ckpt)))
+        let mut h = rustc_hash::FxHasher::default();
+        (u64::MAX, houses, channels, refused, ghost, history, sym, ckpt).hash(&mut h);
+        mix(h.finish())
     }
 }
 

@@ -388,6 +388,13 @@ impl<A: Spec> ChandyLamport<A> {
         if s.refused.is_some() {
             return;
         }
+        let _ =
+            self.house_moves(s, &mut visit) && self.channel_actions(s, &mut visit) && self.later_actions(s, &mut visit);
+    }
+
+    /// [`ChandyLamport::each_action`]'s houses' moves (transfers and sales); false once `visit`
+    /// said stop.
+    fn house_moves(&self, s: &State<A>, visit: &mut impl FnMut(Act<A>) -> bool) -> bool {
         let t = &self.cfg.topology;
         for p in t.processes() {
             let i = p.index();
@@ -403,9 +410,16 @@ impl<A: Spec> ChandyLamport<A> {
                 });
             });
             if !go {
-                return;
+                return false;
             }
         }
+        true
+    }
+
+    /// [`ChandyLamport::each_action`]'s actions on the channels: deliveries, thefts, lost
+    /// markers; false once `visit` said stop.
+    fn channel_actions(&self, s: &State<A>, visit: &mut impl FnMut(Act<A>) -> bool) -> bool {
+        let t = &self.cfg.topology;
         let non_fifo = self.cfg.variant == Variant::NonFifo;
         let lose = self.cfg.variant == Variant::LoseMarkers;
         let unaligned = self.cfg.algorithm == Algorithm::Unaligned;
@@ -426,35 +440,42 @@ impl<A: Spec> ChandyLamport<A> {
                 let overtakes = unaligned && barrier && chan[..i].iter().all(Packet::is_app);
                 let deliverable = if i == 0 { !blocked } else { (non_fifo || overtakes) && restored == 0 };
                 if deliverable && !visit(Action::Deliver { channel: c, index }) {
-                    return;
+                    return false;
                 }
                 let reachable = i >= restored;
                 if self.cfg.theft && reachable && packet.is_app() && !visit(Action::Steal { channel: c, index }) {
-                    return;
+                    return false;
                 }
                 if lose && !packet.is_app() && !visit(Action::LoseMarker { channel: c, index }) {
-                    return;
+                    return false;
                 }
             }
         }
+        true
+    }
+
+    /// [`ChandyLamport::each_action`]'s flushes, transmissions, the coordinator's and the
+    /// sources' actions, initiations; false once `visit` said stop.
+    fn later_actions(&self, s: &State<A>, visit: &mut impl FnMut(Act<A>) -> bool) -> bool {
+        let t = &self.cfg.topology;
         for p in t.processes() {
             if s.procs[p.index()].has_deferred() && !visit(Action::Flush { house: p.0 as u8 }) {
-                return;
+                return false;
             }
         }
-        if unaligned {
+        if self.cfg.algorithm == Algorithm::Unaligned {
             for p in t.processes() {
                 for &c in t.outgoing(p) {
                     let buffered = s.procs[p.index()].buffered(t, c).next().is_some();
                     if buffered && !visit(Action::Transmit { house: p.0 as u8, channel: c.0 as u8 }) {
-                        return;
+                        return false;
                     }
                 }
             }
         }
         if let Some(ck) = s.ckpt.as_ref() {
-            self.coordinated_actions(s, ck, &mut visit);
-            return;
+            self.coordinated_actions(s, ck, visit);
+            return true;
         }
         for p in t.processes() {
             if !self.cfg.initiators[p.index()] {
@@ -464,10 +485,11 @@ impl<A: Spec> ChandyLamport<A> {
                 let house = &s.procs[p.index()];
                 let may = !house.has_recorded(snapshot);
                 if may && !visit(Action::Initiate { house: p.0 as u8, snapshot: snapshot.0 as u8 }) {
-                    return;
+                    return false;
                 }
             }
         }
+        true
     }
 
     /// The barrier algorithms' actions of the coordinator, the sources and failures: triggers
@@ -583,11 +605,18 @@ impl<A: Spec> ChandyLamport<A> {
     /// Whether nothing but optional actions ([`ChandyLamport::is_optional`]) is enabled: the
     /// trade and every snapshot in flight have run their course.
     pub fn is_quiescent(&self, s: &State<A>) -> bool {
+        if s.refused.is_some() {
+            return true;
+        }
+        // The same actions as `each_action`'s, the channels' first: in most states a packet is
+        // in transit, and its delivery is owed.
         let mut busy = false;
-        self.each_action(s, |a| {
+        let mut visit = |a: Act<A>| {
             busy = !self.is_optional(&a);
             !busy
-        });
+        };
+        let _ =
+            self.channel_actions(s, &mut visit) && self.house_moves(s, &mut visit) && self.later_actions(s, &mut visit);
         !busy
     }
 
@@ -804,7 +833,7 @@ impl<A: Spec> ChandyLamport<A> {
             let records = self.recorded(next, s).map(|r| r.channels).unwrap_or_default();
             let y = self.y_live(next);
             let buffered = |c: usize| self.buffered(next, c);
-            ghost.on_complete(s.0 as usize, &next.chans, &records, y, &buffered);
+            ghost.on_complete(s.0 as usize, &next.chans, &records, y, next.ckpt.is_none(), &buffered);
         }
         next.ghost = Some(ghost);
     }
