@@ -195,7 +195,7 @@ pub struct Snap<M>(Arc<(u64, SnapGhost<M>)>);
 fn word_of<M: Hash>(g: &SnapGhost<M>) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     (0x9216_d5d9_8979_fb1bu64, g).hash(&mut h);
-    super::state::mix(h.finish())
+    super::mix::mix(h.finish())
 }
 
 impl<M: Copy + Hash> Snap<M> {

@@ -7,6 +7,7 @@ pub mod ghost;
 pub mod in_place;
 pub mod literal;
 pub mod memo;
+pub mod mix;
 pub mod names;
 pub mod properties;
 pub mod serial;
