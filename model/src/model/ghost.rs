@@ -444,10 +444,11 @@ impl<M: Copy + Eq + Hash> Ghost<M> {
         });
     }
 
-    /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`, where the
-    /// stable predicates are `y` (`stays`: no coordinator will discard its parts); judges (d) by replaying the post-cut receipts on the records
-    /// followed by the post-cut sends, which must leave each channel as it really is now (on the
-    /// road, then in its sender's output buffer, as `buffered` gives it).
+    /// Snapshot `s` just completed with records `records` (per channel), with channels `chans`,
+    /// where the stable predicates are `y` (`stays`: no coordinator will discard its parts, and
+    /// it is flagged done); judges (d) by replaying the post-cut receipts on the records followed
+    /// by the post-cut sends, which must leave each channel as it really is now (on the road,
+    /// then in its sender's output buffer, as `buffered` gives it).
     pub fn on_complete(
         &mut self,
         s: usize,

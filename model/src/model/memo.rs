@@ -94,14 +94,7 @@ pub fn with<A: Spec, R>(owner: u64, f: impl FnOnce(&mut Scratch<A>) -> R) -> R {
         let taken = cell.borrow_mut().take().and_then(|b| b.downcast::<Scratch<A>>().ok());
         let mut scratch = match taken {
             Some(s) if s.owner == owner => s,
-            _ => Box::new(Scratch {
-                owner,
-                entries: (0..1usize << BITS).map(|_| None).collect(),
-                fx: Vec::new(),
-                replaced: None,
-                record: (Vec::new(), Vec::new()),
-                houses: (0..1usize << BITS).map(|_| None).collect(),
-            }),
+            _ => Scratch::new(owner),
         };
         scratch.fx.clear();
         scratch.replaced = None;
@@ -111,14 +104,31 @@ pub fn with<A: Spec, R>(owner: u64, f: impl FnOnce(&mut Scratch<A>) -> R) -> R {
     })
 }
 
+/// The table slot of a word (both tables have `1 << BITS` slots).
+fn slot(word: u64) -> usize {
+    (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize
+}
+
 impl<A: Spec> Scratch<A> {
+    /// An empty scratch for the model numbered `owner`.
+    fn new(owner: u64) -> Box<Self> {
+        Box::new(Scratch {
+            owner,
+            entries: (0..1usize << BITS).map(|_| None).collect(),
+            fx: Vec::new(),
+            replaced: None,
+            record: (Vec::new(), Vec::new()),
+            houses: (0..1usize << BITS).map(|_| None).collect(),
+        })
+    }
+
     /// Carries `input` out on `house` (in a model whose topology is `t`), its effects appended
     /// to `fx` and the house it replaces kept in `replaced`: from the table when the same house
     /// took the same input before, else by the core (and then remembered).
     pub fn step(&mut self, t: &Topology, house: &mut Shared<A>, input: Input<A>) -> Result<(), CoreError> {
         let mut h = FxHasher::default();
         input.hash(&mut h);
-        let slot = ((house.hash_word() ^ h.finish()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize;
+        let slot = slot(house.hash_word() ^ h.finish());
         match &self.entries[slot] {
             Some(e) if e.input == input && e.before == *house => {
                 self.replaced = Some(std::mem::replace(house, e.after.clone()));
@@ -141,7 +151,7 @@ impl<A: Spec> Scratch<A> {
 
     /// Replaces `house` by the equal house handed out before, if it is still kept; else keeps it.
     fn share(&mut self, house: &mut Shared<A>) {
-        let slot = (house.hash_word().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize;
+        let slot = slot(house.hash_word());
         match &self.houses[slot] {
             Some(kept) if kept == house => *house = kept.clone(),
             _ => self.houses[slot] = Some(house.clone()),
@@ -164,14 +174,7 @@ mod tests {
     fn remembered_steps_answer_as_the_core() {
         let t = Topology::complete(3).expect("a topology");
         let mut rng = rand::rngs::StdRng::seed_from_u64(41);
-        let mut scratch = Box::new(Scratch::<Bank> {
-            owner: 0,
-            entries: (0..1usize << BITS).map(|_| None).collect(),
-            fx: Vec::new(),
-            replaced: None,
-            record: (Vec::new(), Vec::new()),
-            houses: (0..1usize << BITS).map(|_| None).collect(),
-        });
+        let mut scratch = Scratch::<Bank>::new(0);
         let mut houses: Vec<Shared<Bank>> =
             (0..3u16).map(|p| Shared::new(Process::new(ProcessId(p), Stamped(Bank::new(2))))).collect();
         let (mut hits, mut steps) = (0, 0);

@@ -474,8 +474,7 @@ impl<A: Spec> ChandyLamport<A> {
             }
         }
         if let Some(ck) = s.ckpt.as_ref() {
-            self.coordinated_actions(s, ck, visit);
-            return true;
+            return self.coordinated_actions(s, ck, visit);
         }
         for p in t.processes() {
             if !self.cfg.initiators[p.index()] {
@@ -493,14 +492,15 @@ impl<A: Spec> ChandyLamport<A> {
     }
 
     /// The barrier algorithms' actions of the coordinator, the sources and failures: triggers
-    /// handled, parts acknowledged, declines, the next trigger, a crash.
-    fn coordinated_actions(&self, s: &State<A>, ck: &Checkpoints<A>, visit: &mut impl FnMut(Act<A>) -> bool) {
+    /// handled, parts acknowledged, declines, the next trigger, a crash; false once `visit` said
+    /// stop.
+    fn coordinated_actions(&self, s: &State<A>, ck: &Checkpoints<A>, visit: &mut impl FnMut(Act<A>) -> bool) -> bool {
         let t = &self.cfg.topology;
         for p in t.processes() {
             for snapshot in self.snapshot_ids() {
                 let waiting = ck.triggers[p.index()] & (1 << snapshot.0) != 0;
                 if waiting && !visit(Action::Initiate { house: p.0 as u8, snapshot: snapshot.0 as u8 }) {
-                    return;
+                    return false;
                 }
             }
         }
@@ -512,33 +512,31 @@ impl<A: Spec> ChandyLamport<A> {
                     continue;
                 }
                 if slot.is_complete() && !visit(Action::Ack { house, snapshot }) {
-                    return;
+                    return false;
                 }
                 let declinable = ck.declines > 0 && ck.coord.is_pending(slot.id);
                 if declinable && !visit(Action::Decline { house, snapshot }) {
-                    return;
+                    return false;
                 }
             }
         }
         for snapshot in self.snapshot_ids() {
             let id = snapshot.0 as u8;
             if ck.coord.is_acknowledged(snapshot) && !visit(Action::Complete { snapshot: id }) {
-                return;
+                return false;
             }
             if ck.coord.is_completed(snapshot) && !visit(Action::Store { snapshot: id }) {
-                return;
+                return false;
             }
         }
         let left = ck.coord.next_id().0 < u32::from(self.cfg.snapshots);
         if ck.coord.can_trigger() && left && !visit(Action::Trigger) {
-            return;
+            return false;
         }
         if ck.coord.timer_cancels() && left && !visit(Action::TimerAtMax) {
-            return;
+            return false;
         }
-        if ck.crashes > 0 {
-            visit(Action::Crash);
-        }
+        ck.crashes == 0 || visit(Action::Crash)
     }
 
     /// Whether `action` is one a run may leave out and still be complete: an initiation in
