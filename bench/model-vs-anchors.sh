@@ -10,7 +10,9 @@
 # env: ANCHORS (default ../shared/anchors), CARGO_TARGET_DIR, SPIN_CONFIGS (default below; see
 #      bench/anchor.sh), and SPIN_W / SPIN_Z / SPIN_MEMLIM passed on to bench/anchor.sh;
 #      BASELINE=REV (with --full): also build commit REV (in a git worktree, its own target directory)
-#      and run its full mode at the largest K in this run, beside ours (issue 24's baseline: b851a1a).
+#      and run its full mode at the largest K in this run, beside ours (issue 24's baseline: b851a1a);
+#      PAIRS=N (default 3): after each K's rows, N more runs of SPIN's fastest configuration, each
+#      followed at once by ours on 2 threads, and the median of the N pairs' time ratios (0: none).
 #
 # Like for like: we store a 64-bit fingerprint per state (hash compaction), so SPIN runs in its hash-compact
 # and compressed modes, one core and two: -DHC4 (a 32-bit fingerprint in effect: it loses states),
@@ -44,6 +46,8 @@ done
 read -r -a spin_configs <<<"${SPIN_CONFIGS:-hc4 collapse ncore-hc4 ncore-collapse bfspar}"
 [ "$full" = 1 ] && [[ " ${spin_configs[*]} " != *" full "* ]] && spin_configs+=(full)
 baseline=${BASELINE:-}
+pairs=${PAIRS:-3}
+[[ $pairs =~ ^[0-9]+$ ]] || { echo "PAIRS must be a number: $pairs" >&2; exit 2; }
 [ -z "$baseline" ] || [ "$full" = 1 ] || { echo "BASELINE needs --full" >&2; exit 2; }
 [ -z "$baseline" ] || git rev-parse --verify -q "$baseline^{commit}" >/dev/null || { echo "BASELINE=$baseline: no such commit" >&2; exit 2; }
 # shellcheck source=bench/measure.sh
@@ -197,6 +201,23 @@ for k in "${ks[@]}"; do
     fi
     echo "  ours (2 threads) / Rumur (2 threads):  time $(ratio "${R_WALL[$o]}" "${R_WALL[rumur threads2]}"), memory $(ratio "${R_MEM[$o]}" "${R_MEM[rumur threads2]}")"
     echo "  ours (1 thread) / ours (2 threads):  time $(ratio "${R_WALL[ours basic t1]}" "${R_WALL[$o]}")"
+    # The ratio again from pairs measured back to back (SPIN's best configuration, then ours on 2 threads):
+    # one pair's ratio moves with the machine's load between the two runs; the pairs' median less so.
+    if [ "$pairs" -gt 0 ]; then
+        pair_ratios=()
+        for i in $(seq 1 "$pairs"); do
+            rows=()
+            anchor spin "${best#spin }" "$k"
+            ours "ours pair" basic "$k" 2 --initiators 0
+            [ "${R_UNIQUE[ours pair]}" = "${R_UNIQUE[$o]}" ] || die "pair $i: ours found ${R_UNIQUE[ours pair]} states, not ${R_UNIQUE[$o]}"
+            [ "${R_UNIQUE[$best]}" = "${R_UNIQUE[spin ${best#spin }]}" ] || die "pair $i: SPIN ${best#spin } found ${R_UNIQUE[spin ${best#spin }]} states, not ${R_UNIQUE[$best]}"
+            pair_ratios+=("$(ratio "${R_WALL[ours pair]}" "${R_WALL[spin ${best#spin }]}")")
+            printf '  pair %s: SPIN %s %s s (others %s), ours %s s (others %s): time %s\n' "$i" "${best#spin }" \
+                "${R_WALL[spin ${best#spin }]}" "${R_OTHERS[spin ${best#spin }]}" "${R_WALL[ours pair]}" \
+                "${R_OTHERS[ours pair]}" "${pair_ratios[-1]}"
+        done
+        echo "  ours (2 threads) / SPIN best, median of $pairs pairs measured back to back: time $(python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "${pair_ratios[@]}") (pairs: ${pair_ratios[*]})"
+    fi
     if [ -n "${known[$k]:-}" ]; then
         eq=NO; [ "${R_UNIQUE[$o]}" = "${known[$k]}" ] && [ "${R_UNIQUE[ours basic t1]}" = "${known[$k]}" ] && eq=yes
         echo "  our count equals the TLC/Rumur count $(thousands "${known[$k]}") exactly: $eq"
