@@ -1,6 +1,7 @@
 //! [`Ranks`] on MPI (feature `mpi`): the processes `mpirun` or `srun` started, through the
-//! `mpi` crate (Open MPI). An MPI error aborts every rank (MPI's default handler), and a rank
-//! that dies makes the launcher end the others: a run never reports on part of the ranks.
+//! `mpi` crate (Open MPI). An MPI error aborts every rank (MPI's default handler), a rank that
+//! panics aborts the job, and a rank that dies makes the launcher end the others: a run never
+//! reports on part of the ranks, and never waits for a rank that is gone.
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
@@ -24,6 +25,14 @@ impl Mpi {
     pub fn world(universe: &mpi::environment::Universe) -> Self {
         let world = universe.world();
         let local = world.split_shared(world.rank()).size() as usize;
+        // A rank that panics would unwind into MPI_Finalize (the universe's drop), which waits
+        // for the other ranks while they wait for it at the next exchange: the job would hang.
+        // Its message printed, it aborts the job instead, as a rank that dies makes it end.
+        let print = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            print(info);
+            SimpleCommunicator::world().abort(101);
+        }));
         Mpi { world, local, scratch: Default::default() }
     }
 
