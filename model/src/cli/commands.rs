@@ -252,6 +252,7 @@ fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Res
 fn distributed_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> anyhow::Result<ExitCode> {
     use crate::engine::ranks::Ranks;
     let universe = mpi::initialize().context("--distributed: MPI cannot be initialised")?;
+    crate::engine::mpi::Mpi::abort_job_on_panic();
     let ranks = crate::engine::mpi::Mpi::world(&universe);
     let first = ranks.rank() == 0;
     // Every rank has the same flags and searches the same model, so every rank fails alike.

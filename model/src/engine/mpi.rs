@@ -25,15 +25,18 @@ impl Mpi {
     pub fn world(universe: &mpi::environment::Universe) -> Self {
         let world = universe.world();
         let local = world.split_shared(world.rank()).size() as usize;
-        // A rank that panics would unwind into MPI_Finalize (the universe's drop), which waits
-        // for the other ranks while they wait for it at the next exchange: the job would hang.
-        // Its message printed, it aborts the job instead, as a rank that dies makes it end.
+        Mpi { world, local, scratch: Default::default() }
+    }
+
+    /// Makes a panic on this rank abort the whole job once its message is printed (exit 101).
+    /// Unwinding would reach MPI_Finalize (the universe's drop), which waits for the other ranks
+    /// while they wait for this one at the next exchange: the job would hang.
+    pub fn abort_job_on_panic() {
         let print = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             print(info);
             SimpleCommunicator::world().abort(101);
         }));
-        Mpi { world, local, scratch: Default::default() }
     }
 
     /// `out[r]` (`send_counts[r]` bytes) to rank `r`, and `recv_counts[r]` bytes from rank `r`
