@@ -9,7 +9,8 @@
 # usage: bench/distributed.sh [K ...]     (default K: 2 3; K=3 takes 5-10 minutes)
 # env: CARGO_TARGET_DIR; NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
 #      NET_LATENCY_US (default 20) and NET_PER_RANK_US (default 1): the modelled cost of one
-#      collective exchange, latency + per-rank term times N.
+#      collective operation, latency + per-rank term times N; NET_MESSAGE_US (default 2): the work
+#      a message costs its sender and its receiver, each.
 # For each run: unique states (each must equal the single run's, or the script stops), wall
 # seconds, peak memory (max of the largest process's peak RSS and the sampled peak Pss of the
 # whole process tree, so every rank counts), the cores other processes used meanwhile; for the
@@ -106,19 +107,23 @@ state_bytes = (m2["bytes_sent"] - m2["fingerprints_sent"] * fp_bytes) / max(m2["
 gbps = float(os.environ.get("NET_GBPS", "10"))
 lat = float(os.environ.get("NET_LATENCY_US", "20")) * 1e-6
 per_rank = float(os.environ.get("NET_PER_RANK_US", "1")) * 1e-6
-chunk = 4096
+msg = float(os.environ.get("NET_MESSAGE_US", "2")) * 1e-6
+batch, hold = 4096, 65536                           # the search's BATCH (asks a message) and HOLD (states held)
+m2_msgs = m2.get("messages_sent", 0)
 print(f"\n  scaling MODEL (not measured) for K={k}: {U:,} states, {G / U:.2f} successors per state, {L} levels.")
 print(f"  Measured here: c = {c1 * 1e6:.2f} µs per state on one rank (np 1); at np 2 {f2:.2f} fingerprints sent per")
 print(f"  state, and r = {r * 1e9:.0f} ns per fingerprint sent (np 2's time beyond np 1's halved); {v2:.4f} states")
-print(f"  moved per state to even out the levels, {state_bytes:.0f} bytes each.")
-print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N; 4 per round (the")
-print(f"  asks' sizes then the asks, the answers, whose sizes the askers know, the reduction), 3 more per level (the")
-print(f"  shares' reduction, an exchange of moves).")
-print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + (rounds(N)·4 + levels·3)·(latency + N·per-rank), where")
+print(f"  moved per state to even out the levels, {state_bytes:.0f} bytes each; {m2_msgs:,} messages (asks and answers).")
+print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N, 5 per level (the")
+print(f"  shares' reduction, the moves' sizes and data, the barrier, the level's reduction); a message costs its")
+print(f"  sender and its receiver {msg * 1e6:g} µs of work each (its latency overlaps the expansion: no rank waits for an")
+print(f"  answer but at the window).")
+print(f"  T(N) = U/N·(c + f(N)·r) + U/N·b(N)/bandwidth + messages(N)·2·{msg * 1e6:g} µs + levels·5·(latency + N·per-rank), where")
 print(f"  f(N) = 2·f2·(N-1)/N fingerprints sent per state (every successor owned elsewhere as N grows),")
 print(f"  b(N) = f(N)·17 + {v2:.4f}·{state_bytes:.0f} bytes (the states moved per state taken as at np 2),")
-print(f"  rounds(N) = levels + U/(N·chunk(N)) (a part-filled chunk a level; chunk(N) = {chunk}·min(max(N/16, 1), 16) states,")
-print(f"  as the search takes); every rank's share of the work taken as the mean (measured at np 2: largest expanded")
+print(f"  messages(N) = 2·(levels·(N-1) + U/N·f(N)/{batch} + U/N/{hold}·(N-1)) a rank sends or receives (each ask")
+print(f"  message answered; one to each owner at a level's end, one per {batch} asks, one to each owner per {hold} states")
+print(f"  held); every rank's share of the work taken as the mean (measured at np 2: largest expanded")
 print(f"  {m2['largest_expanded'] * 2 / U:.3f}x the mean). N = 1 and 2 reproduce the measured times by construction.")
 print(f"  Weak scaling: the same with U(N) = N·U/2 states (each rank as many as at np 2, the levels as many as at K={k}),")
 print(f"  against one rank's U(N)·c.")
@@ -128,9 +133,9 @@ def model(n, u):
     f = 2 * f2 * (n - 1) / n
     b = f * fp_bytes + v2 * state_bytes
     c = u / n * (c1 + f * r)
-    net = u / n * b / (gbps * 1e9 / 8) if n > 2 else 0.0
-    rounds = L + u / (n * chunk * min(max(n // 16, 1), 16))
-    sync = (rounds * 4 + L * 3) * (lat + n * per_rank) if n > 2 else 0.0
+    messages = 2 * (L * (n - 1) + u / n * f / batch + u / n / hold * (n - 1))
+    net = u / n * b / (gbps * 1e9 / 8) + messages * 2 * msg if n > 2 else 0.0
+    sync = L * 5 * (lat + n * per_rank) if n > 2 else 0.0
     return c, net, sync, c + net + sync
 for n in [1, 2, 16, 64, 256, 1024]:
     c, net, sync, t = model(n, U)

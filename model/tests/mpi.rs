@@ -81,20 +81,43 @@ fn the_table_says_what_the_json_says_of_the_ranks() {
         }
         out
     };
-    let line = format!(
-        "3 ranks: the largest owns {} states ({:.2}× the mean), the busiest expanded {} ({:.2}× the mean); sent \
-         between ranks per unique state: {:.2} fingerprints ({:.2} more not sent: asked before), {:.4} states moved \
-         to even out levels, {:.0} bytes;",
+    // Who owns a state is fixed by its fingerprint; who expands it, and so what is sent, depends
+    // on which rank asks first: the two runs' figures agree on the first, and the table is read
+    // for the rest.
+    let owners = format!(
+        "3 ranks: the largest owns {} states ({:.2}× the mean), the busiest expanded ",
         group("largest_share"),
         n("largest_share") * 3.0,
-        group("largest_expanded"),
-        n("largest_expanded") * 3.0,
-        n("fingerprints_sent"),
-        n("fingerprints_cached"),
-        n("states_sent"),
-        n("bytes_sent"),
     );
-    assert!(text.contains(&line), "{line}\nnot in\n{text}");
+    let at = text.find(&owners).unwrap_or_else(|| panic!("{owners}\nnot in\n{text}"));
+    let line = text[at + owners.len()..].lines().next().unwrap();
+    let numbers: Vec<f64> = line
+        .split(|c: char| !c.is_ascii_digit() && c != '.' && c != ',')
+        .map(|w| w.trim_matches(|c| c == '.' || c == ','))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.replace(',', "").parse().unwrap_or_else(|_| panic!("{w} in {line}")))
+        .collect();
+    let mut shape = String::new();
+    for c in line.chars() {
+        let digit = c.is_ascii_digit() || ((c == '.' || c == ',') && shape.ends_with('#'));
+        if !digit {
+            shape.push(c);
+        } else if !shape.ends_with('#') {
+            shape.push('#');
+        }
+    }
+    assert_eq!(
+        shape,
+        "# (#× the mean); sent between ranks per unique state: # fingerprints (# more not sent: asked before), # \
+         states moved to even out levels, # bytes; peak memory # MB on the largest rank, # MB in all",
+        "{line}"
+    );
+    let [expanded, mean, sent, cached, moved, bytes, ..] = numbers[..] else { panic!("{line}") };
+    let unique = d["unique_states"].as_u64().unwrap() as f64;
+    assert!((expanded * 3.0 / unique - mean).abs() < 0.006 && mean >= 1.0, "{line}");
+    assert!(sent > 0.1 && cached > 0.1 && moved > 0.0, "{line}");
+    // Each fingerprint sent is 16 bytes and its answer 1; a state moved, its encoding and 12.
+    assert!(bytes + 0.5 >= 17.0 * (sent - 0.005) + 12.0 * moved, "{line}");
     assert!(t["largest_expanded"].as_u64().unwrap() * 3 >= d["unique_states"].as_u64().unwrap(), "{t}");
     // By default the 3 ranks on this machine share half its available memory: a sixth each
     // (what is available moves while other tests run, so within a quarter).

@@ -10,27 +10,32 @@
 //! that made it: only its fingerprint (8 bytes, and the parent's) travels, never the state, so
 //! a step costs a rank the same wherever its successor's owner is, but for those 17 bytes. The
 //! levels are then evened out: before a level is expanded, the ranks over the level's mean
-//! (rounded up) send their excess to those under it ([`even_out`]), encoded ([`Wire`]). The
-//! owners take the ranks' questions each from the next rank on (`askers`), so no rank is
-//! favoured and the moves are a small part of the level (see `bench/distributed.sh`).
+//! (rounded up) send their excess to those under it ([`even_out`]), encoded ([`Wire`]).
 //!
-//! **Level-synchronous breadth-first search.** The ranks expand the states at depth `d` together,
-//! in *rounds* of at most [`round_states`] states each (every rank takes part in every round,
-//! with an empty chunk once its own are done: the number of rounds is the largest share's). A
-//! round has two all-to-all exchanges: the successors' fingerprints (with their parents'), each
-//! to its owner, which inserts it; then the owners' answers, new or seen, one byte each (so every
-//! rank knows how many it gets back, and no sizes are exchanged for them). A rank does not ask
-//! again about a fingerprint it remembers asking about (`Asked`). The new successors stay where
-//! they were made, for depth `d + 1`, and the buffers of a round hold at most a round's states'
-//! successors' fingerprints.
+//! **Level-synchronous breadth-first search, asynchronous within a level.** The ranks expand
+//! the states at depth `d`, each at its own pace: a rank expands its share a [`SLICE`] at a
+//! time, settles the successors it owns, and gathers the others' fingerprints (with their
+//! parents') by owner, sending an owner a message of them ([`ASK`]) once it holds [`BATCH`] (or
+//! sooner, see [`HOLD`]); between two slices it takes in the messages that have arrived: asks,
+//! which it answers at once (one byte each, new or seen: [`ANSWER`]), and answers, which tell it
+//! which of its successors are new, kept for depth `d + 1`. A rank does not ask again about a
+//! fingerprint it remembers asking about (`Asked`), and has at most [`WINDOW`] messages to one
+//! owner unanswered (it answers the others' asks until it may send). No rank waits for another
+//! within a level but at that window: the pauses of one rank (its seen set doubling, another
+//! process on its core) do not stop the others.
 //!
-//! **Termination** needs no detection protocol: each exchange is collective and returns only
-//! once every rank's buffers for it are delivered, so when a level's last round ends nothing is
-//! in flight, and the sum over the ranks of the states kept for the next level (a collective
-//! reduction every rank takes part in) is the number of states at depth `d + 1`. The search ends
-//! when that sum is 0, with every rank agreeing because they all compute the same sum. A stop
-//! (timeout, interrupt) is a value of the per-round reduction, so every rank stops after the
-//! same round.
+//! **Termination** of a level: once a rank has expanded its share and every ask it sent is
+//! answered, it enters a barrier without waiting at it (`MPI_Ibarrier`), answering asks until
+//! every rank has entered. Then nothing is in flight: a rank enters only once each of its asks
+//! is answered, so every ask was received (its owner answered it) and every answer was received
+//! (its asker was waiting for it); and no rank sends again before the next level, which starts
+//! with a collective reduction every rank takes part in (the states at depth `d + 1`, summed:
+//! the search ends when the sum is 0, every rank agreeing, as they all compute the same sum).
+//! This is the termination of Hoefler et al.'s non-blocking consensus (NBX, 2010), with the
+//! answers in the place of synchronous sends: no token passing (Safra) is needed, because every
+//! message is answered and a rank knows when all of its own have been. A stop (timeout,
+//! interrupt) is seen by each rank itself, which then takes no more states; the reduction at
+//! the level's end tells every rank whether any stopped.
 //!
 //! **Judging and paths.** Each rank judges the states it expands, as the depth-first engine
 //! does ([`is_discovery`]), and keeps each property's first discovery; since the levels are
@@ -40,7 +45,9 @@
 //! forward, choosing at each step the action whose successor has the next fingerprint. The
 //! search stops early as the depth-first engine does (every property decided, or a failure with
 //! `stop_on_failure`), but at the end of a level: the counts of a stopped search do not depend
-//! on the number of ranks.
+//! on the number of ranks. Which rank is told first that a state is new depends on timing, and
+//! with it the parent recorded and which of equally short paths is shown, and what the ranks
+//! send each other ([`Traffic`]); the counts, the verdicts and the paths' lengths do not.
 
 use std::hash::Hash;
 use std::io;
@@ -50,22 +57,13 @@ use stateright::{Expectation, Model};
 
 use super::dfs::{is_discovery, Found, Limits};
 use super::in_place::{InPlace, Probe};
-use super::ranks::Ranks;
+use super::ranks::{Message, Ranks};
 use super::seen::{self, fingerprint, fingerprint_of, Fingerprint, Representative};
 use super::spill::Spill;
 use super::wire::{framed, Wire};
 
-/// States a rank expands per round, up to 16 ranks ([`round_states`]).
+/// States a rank sends in one exchange when a level is evened out.
 pub const CHUNK: usize = 4096;
-
-/// States a rank expands per round among `ranks`: [`CHUNK`], times `ranks / 16` from 32 ranks
-/// on, at most 16 times. A round's exchanges cost a latency per rank, and a rank's asks are
-/// spread over all the others: so with more ranks a round takes more states, each message
-/// staying about as large as at 16 ranks, and a level needs fewer rounds (at most 65,536 states
-/// a round, their successors' fingerprints some MB).
-pub fn round_states(ranks: usize) -> usize {
-    CHUNK * (ranks / 16).clamp(1, 16)
-}
 
 /// The most states the moves that even out a level bring into one rank (kept in memory, encoded,
 /// whether or not the rank's level is on disk: at most about 8 MB at 116 bytes a state).
@@ -136,11 +134,6 @@ impl Parents {
                 _ => i = (i + 1) & mask,
             }
         }
-    }
-
-    /// Under five eighths full: a growth soon is not due.
-    fn roomy(&self) -> bool {
-        self.len * 8 < self.slots.len() * 5
     }
 
     fn grow(&mut self) {
@@ -276,6 +269,10 @@ pub struct Traffic {
     pub states_sent: u64,
     /// Bytes sent to other ranks (fingerprints, answers, states).
     pub bytes_sent: u64,
+    /// Messages of asks and of answers sent to other ranks (not counting the collective
+    /// operations: the moves that even out a level, and the sums).
+    #[serde(default)]
+    pub messages_sent: u64,
     /// The most unique states one rank owns.
     pub largest_share: u64,
     /// The most states one rank expanded.
@@ -298,7 +295,7 @@ pub struct Traffic {
     pub rank_memory: u64,
 }
 
-/// The counts after a round, for a progress line (rank 0).
+/// The counts after a level, for a progress line (rank 0).
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
     /// States generated so far (with repeats), all ranks.
@@ -313,11 +310,12 @@ pub struct Progress {
 
 /// What a rank is told and asked while it searches.
 pub struct Hooks<'a> {
-    /// Whether to stop now (read every round by every rank; any rank's `true` stops all).
+    /// Whether to stop now (read by every rank before each slice it takes; any rank's `true`
+    /// stops all at the end of the level).
     pub stop: &'a dyn Fn() -> bool,
     /// This process's resident and peak resident memory in bytes (0 if unknown).
     pub memory: fn() -> (u64, u64),
-    /// Called on rank 0 after every round.
+    /// Called on rank 0 after every level.
     pub progress: &'a mut dyn FnMut(&Progress),
     /// Where the levels go when memory runs short.
     pub disk: Disk<'a>,
@@ -326,7 +324,7 @@ pub struct Hooks<'a> {
 /// When and where a rank keeps breadth-first levels on disk.
 #[derive(Clone, Copy, Debug)]
 pub struct Disk<'a> {
-    /// The resident memory (as [`Hooks::memory`] reads it, before each round) at or past which
+    /// The resident memory (as [`Hooks::memory`] reads it, every few slices) at or past which
     /// a rank writes the new states it keeps for the next level to disk (0: all of them;
     /// `u64::MAX`: none).
     pub budget: u64,
@@ -367,7 +365,6 @@ where
     R: Ranks + ?Sized,
 {
     let (me, n) = (ranks.rank(), ranks.size());
-    let round = round_states(n);
     let properties = model.properties();
     if properties.iter().any(|p| p.expectation == Expectation::Eventually) {
         return Err("the distributed search does not judge eventually-properties".into());
@@ -400,24 +397,16 @@ where
         }
     }
     let mut first: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
-    // Properties some rank has found (as of the last round).
+    // Properties some rank has found (as of the last level).
     let mut known = vec![false; properties.len()];
     let mut traffic = Traffic { ranks: n, ..Traffic::default() };
     let (mut depth, mut max_depth, mut stopped) = (1, 0, false);
     let mut expanded = 0u64;
     let mut actions = Vec::new();
-    // Buffers kept from round to round: per rank, what is sent and what arrives.
     let mut next: Level<M::State> = Level::new(after);
-    let mut spilling = hooks.disk.budget == 0;
-    let mut encoded = Vec::new();
-    let mut asks = vec![Vec::new(); n];
-    let mut asked = vec![Vec::new(); n];
-    let mut answers = vec![Vec::new(); n];
-    let mut answered = vec![Vec::new(); n];
-    let mut sizes = Vec::with_capacity(n);
+    let mut flight: Flight<M> = Flight::new(n, hooks.disk.budget == 0);
     let mut out = vec![Vec::new(); n];
     let mut arrived = vec![Vec::new(); n];
-    let mut pending: Vec<Vec<Waiting<M>>> = (0..n).map(|_| Vec::new()).collect();
     let mut parents: Vec<(M::State, u64)> = Vec::new();
     let mut successors: Vec<(M::Action, Option<M::State>, u64)> = Vec::new();
     let decode = |bytes: &[u8]| {
@@ -459,7 +448,7 @@ where
             }
             assert!(moving.next().is_none(), "rank {me} sends every state it takes to move");
             drop(moving);
-            exchange(ranks, &out, &mut arrived, None, &mut traffic);
+            exchange(ranks, &out, &mut arrived, &mut traffic);
             for bytes in &arrived {
                 let mut rest = &bytes[..];
                 while !rest.is_empty() {
@@ -472,124 +461,142 @@ where
         }
         assert_eq!(level.len() as u64, counts[me], "rank {me} holds its share of the level");
         next.clear().unwrap_or_else(|e| on_disk("emptying", e));
-        for _ in 0..counts.iter().max().map_or(0, |c| c.div_ceil(round as u64)) {
-            level.take(round, &mut parents, decode).unwrap_or_else(|e| on_disk("reading", e));
-            expanded += parents.len() as u64;
-            for (s, k) in &parents {
-                for ((f, p), &elsewhere) in first.iter_mut().zip(&properties).zip(&known) {
-                    if f.is_none() && !elsewhere && is_discovery(p, model, s) {
-                        *f = Some((depth, *k));
+        // The level's states, a slice at a time, the messages that have arrived read between
+        // two slices; then the asks left, their answers, and the fence.
+        let mut taking = true;
+        loop {
+            if taking && (hooks.stop)() {
+                stopped = true;
+                taking = false;
+            }
+            if taking {
+                let mut slice = flight.spare.pop().unwrap_or_default();
+                level.take(SLICE, &mut slice, decode).unwrap_or_else(|e| on_disk("reading", e));
+                if slice.is_empty() {
+                    taking = false;
+                    flight.spare.push(slice);
+                } else {
+                    expanded += slice.len() as u64;
+                    for (s, k) in &slice {
+                        for ((f, p), &elsewhere) in first.iter_mut().zip(&properties).zip(&known) {
+                            if f.is_none() && !elsewhere && is_discovery(p, model, s) {
+                                *f = Some((depth, *k));
+                            }
+                        }
+                    }
+                    let id = flight.base + flight.held.len() as u64;
+                    let mut waiting = 0;
+                    // Successors: those owned here are settled now; the others wait for their owner.
+                    for (j, (s, k)) in slice.iter_mut().enumerate() {
+                        model.actions(s, &mut actions);
+                        // Under symmetry a successor's fingerprint is its representative's: built.
+                        let digest = if symmetry.is_none() { model.digest(s) } else { None };
+                        // All successors first, the table lines of those owned here fetched together.
+                        for a in actions.drain(..) {
+                            let probe = match digest {
+                                Some(d) => model.probe(s, d, &a),
+                                None => Probe::Build,
+                            };
+                            let (built, succ) = match probe {
+                                Probe::Digest(d) => (None, key(fingerprint(&d))),
+                                Probe::NotAStep => continue,
+                                Probe::Build => {
+                                    let Some(t) = model.next_state(s, a.clone()) else { continue };
+                                    let succ = key(fingerprint_of(&t, symmetry));
+                                    (Some(t), succ)
+                                }
+                            };
+                            if owner(succ, n) == me {
+                                table.prefetch(succ);
+                            } else {
+                                recent.prefetch(succ);
+                            }
+                            successors.push((a, built, succ));
+                        }
+                        states += successors.len() as u64;
+                        for (a, built, succ) in successors.drain(..) {
+                            let to = owner(succ, n);
+                            if to != me {
+                                if !recent.first(succ) {
+                                    traffic.fingerprints_cached += 1;
+                                    continue;
+                                }
+                                flight.asks[to].extend_from_slice(&succ.to_le_bytes());
+                                flight.asks[to].extend_from_slice(&k.to_le_bytes());
+                                flight.filling[to].push((id, j, a, built, succ));
+                                waiting += 1;
+                            } else if table.insert(succ, *k) {
+                                let t = built.unwrap_or_else(|| {
+                                    model.next_state(s, a).expect("a step taken in place is a step")
+                                });
+                                flight.keep(model, &mut next, t, succ).unwrap_or_else(|e| on_disk("writing", e));
+                            }
+                        }
+                    }
+                    flight.held_states += slice.len();
+                    flight.held.push_back((slice, waiting));
+                    flight.release();
+                    for to in 0..n {
+                        if flight.asks[to].len() >= BATCH * 16 {
+                            flight
+                                .send(to, model, ranks, &mut table, &mut next, &mut traffic)
+                                .unwrap_or_else(|e| on_disk("writing", e));
+                        }
+                    }
+                    // The memory read every LOOK slices (a look costs some microseconds).
+                    if (flight.base + flight.held.len() as u64).is_multiple_of(LOOK) {
+                        let (resident, _) = (hooks.memory)();
+                        flight.spilling = flight.spilling || resident >= hooks.disk.budget;
                     }
                 }
             }
-            // Successors: those owned here are settled now; the others wait for their owner.
-            for (j, (s, k)) in parents.iter_mut().enumerate() {
-                model.actions(s, &mut actions);
-                // Under symmetry a successor's fingerprint is its representative's: built.
-                let digest = if symmetry.is_none() { model.digest(s) } else { None };
-                // All successors first, the table lines of those owned here fetched together.
-                for a in actions.drain(..) {
-                    let probe = match digest {
-                        Some(d) => model.probe(s, d, &a),
-                        None => Probe::Build,
-                    };
-                    let (built, succ) = match probe {
-                        Probe::Digest(d) => (None, key(fingerprint(&d))),
-                        Probe::NotAStep => continue,
-                        Probe::Build => {
-                            let Some(t) = model.next_state(s, a.clone()) else { continue };
-                            let succ = key(fingerprint_of(&t, symmetry));
-                            (Some(t), succ)
-                        }
-                    };
-                    if owner(succ, n) == me {
-                        table.prefetch(succ);
-                    } else {
-                        recent.prefetch(succ);
-                    }
-                    successors.push((a, built, succ));
-                }
-                states += successors.len() as u64;
-                for (a, built, succ) in successors.drain(..) {
-                    let to = owner(succ, n);
-                    if to != me {
-                        if !recent.first(succ) {
-                            traffic.fingerprints_cached += 1;
-                            continue;
-                        }
-                        asks[to].extend_from_slice(&succ.to_le_bytes());
-                        asks[to].extend_from_slice(&k.to_le_bytes());
-                        pending[to].push((j, a, built, succ));
-                    } else if table.insert(succ, *k) {
-                        let t =
-                            built.unwrap_or_else(|| model.next_state(s, a).expect("a step taken in place is a step"));
-                        keep(model, &mut next, spilling, &mut encoded, t, succ)
+            if !taking || flight.held_states > HOLD {
+                for to in 0..n {
+                    if !flight.asks[to].is_empty() {
+                        flight
+                            .send(to, model, ranks, &mut table, &mut next, &mut traffic)
                             .unwrap_or_else(|e| on_disk("writing", e));
                     }
                 }
             }
-            // The owners settle the others: new or seen, the first asked first ([`askers`]).
-            exchange(ranks, &asks, &mut asked, None, &mut traffic);
-            traffic.fingerprints_sent += asks.iter().map(|a| a.len() as u64 / 16).sum::<u64>();
-            asks.iter_mut().for_each(Vec::clear);
-            for from in askers(me, n) {
-                let (bytes, answer) = (&asked[from], &mut answers[from]);
-                answer.clear();
-                for (i, q) in bytes.chunks_exact(16).enumerate() {
-                    if let Some(ahead) = bytes.get((i + 8) * 16..(i + 8) * 16 + 8) {
-                        table.prefetch(u64::from_le_bytes(ahead.try_into().expect("8 bytes")));
-                    }
-                    let succ = u64::from_le_bytes(q[..8].try_into().expect("8 bytes"));
-                    let parent = u64::from_le_bytes(q[8..].try_into().expect("8 bytes"));
-                    answer.push(u8::from(table.insert(succ, parent)));
-                }
+            let idle = !taking && flight.unanswered() > 0;
+            while let Some(m) = ranks.poll(idle) {
+                flight
+                    .serve(m, model, ranks, &mut table, &mut next, &mut traffic)
+                    .unwrap_or_else(|e| on_disk("writing", e));
             }
-            // One byte answers each fingerprint asked: this rank knows how many it gets back. (On
-            // MPI sizes are not checked: an owner answering fewer than it was asked would leave
-            // zeros, "seen". The thread ranks' exchange checks them, so every search the tests
-            // run on them does.)
-            sizes.clear();
-            sizes.extend(pending.iter().map(Vec::len));
-            exchange(ranks, &answers, &mut answered, Some(&sizes), &mut traffic);
-            // A successor new to its owner is this rank's to expand.
-            for (to, waiting) in pending.iter_mut().enumerate() {
-                assert_eq!(answered[to].len(), waiting.len(), "rank {to} answered every fingerprint sent to it");
-                for ((j, a, built, succ), &new) in waiting.drain(..).zip(&answered[to]) {
-                    if new == 0 {
-                        continue;
-                    }
-                    let t = built.unwrap_or_else(|| {
-                        model.next_state(&parents[j].0, a).expect("a step taken in place is a step")
-                    });
-                    keep(model, &mut next, spilling, &mut encoded, t, succ).unwrap_or_else(|e| on_disk("writing", e));
-                }
-            }
-            parents.clear();
-            let (resident, _) = (hooks.memory)();
-            spilling = spilling || resident >= hooks.disk.budget;
-            // With the counts, which properties some rank has found: the others stop judging
-            // them, as a single search does once it has.
-            let mut now =
-                [u64::from((hooks.stop)()), states, table.len as u64, resident, u64::from(!table.roomy())].to_vec();
-            now.extend(first.iter().map(|f| u64::from(f.is_some())));
-            ranks.sum(&mut now);
-            if now[4] > 0 {
-                // Every rank's table grows in the same round, none waiting for another's.
-                table.grow();
-            }
-            for (k, &found) in known.iter_mut().zip(&now[5..]) {
-                *k = found > 0;
-            }
-            if me == 0 {
-                (hooks.progress)(&Progress { states: now[1], unique: now[2], depth, resident: now[3] });
-            }
-            if now[0] > 0 {
-                stopped = true;
-                break 'search;
+            if !taking && flight.unanswered() == 0 {
+                break;
             }
         }
+        // Every ask of this rank is answered; once every rank's is, nothing is in flight.
+        ranks.fence();
+        while !ranks.fenced() {
+            if let Some(m) = ranks.poll(true) {
+                flight
+                    .serve(m, model, ranks, &mut table, &mut next, &mut traffic)
+                    .unwrap_or_else(|e| on_disk("writing", e));
+            }
+        }
+        assert!(flight.held.is_empty(), "rank {me} has built every successor it was told is new");
+        let (resident, _) = (hooks.memory)();
+        // With the counts, which properties some rank has found: the others stop judging them,
+        // as a single search does once it has.
+        let mut now = [u64::from(stopped), states, table.len as u64, resident].to_vec();
+        now.extend(first.iter().map(|f| u64::from(f.is_some())));
+        ranks.sum(&mut now);
+        for (k, &found) in known.iter_mut().zip(&now[4..]) {
+            *k = found > 0;
+        }
+        if me == 0 {
+            (hooks.progress)(&Progress { states: now[1], unique: now[2], depth, resident: now[3] });
+        }
+        if now[0] > 0 {
+            stopped = true;
+            break 'search;
+        }
         // Every property decided, or a failure when asked to stop at one: over after this level
-        // (`known` is every rank's, summed in its last round).
+        // (`known` is every rank's, summed at its end).
         next.seal().unwrap_or_else(|e| on_disk("writing", e));
         std::mem::swap(&mut level, &mut next);
         depth += 1;
@@ -610,11 +617,13 @@ where
         spilled.iter().map(|d| d.pushed).sum(),
         spilled.iter().map(|d| d.bytes).sum(),
         traffic.fingerprints_cached,
+        traffic.messages_sent,
     ];
     ranks.sum(&mut totals);
     traffic.spilled_states = totals[6];
     traffic.spilled_bytes = totals[7];
     traffic.fingerprints_cached = totals[8];
+    traffic.messages_sent = totals[9];
     let mut largest = [table.len as u64, peak, expanded, u64::MAX - hooks.disk.budget];
     ranks.max(&mut largest);
     traffic.rank_memory = u64::MAX - largest[3];
@@ -681,9 +690,186 @@ where
     Ok(Outcome { states: totals[0] as usize, unique: totals[1] as usize, max_depth, found, stopped, traffic })
 }
 
-/// A successor waiting for its owner's answer: its parent's place in the round, the action, the
-/// successor if it was built, and its key.
-type Waiting<M> = (usize, <M as Model>::Action, Option<<M as Model>::State>, u64);
+/// A successor waiting for its owner's answer: its parent's slice and place in it, the action,
+/// the successor if it was built, and its key.
+type Waiting<M> = (u64, usize, <M as Model>::Action, Option<<M as Model>::State>, u64);
+
+/// States of a level taken together, each with its key.
+type Slice<M> = Vec<(<M as Model>::State, u64)>;
+
+/// The tag of a message of asks: successors' fingerprints, each with its parent's (16 bytes).
+const ASK: u8 = 1;
+
+/// The tag of a message of answers: one byte for each fingerprint of an ask, 1 if it was new.
+const ANSWER: u8 = 2;
+
+/// States a rank expands between two looks at the messages that have arrived.
+pub const SLICE: usize = 512;
+
+/// Slices between two readings of a rank's memory ([`Hooks::memory`]).
+const LOOK: u64 = 8;
+
+/// Asks that make a message to their owner: 64 KiB.
+pub const BATCH: usize = 4096;
+
+/// Messages of asks a rank has sent one owner and not had answered, at most: past it, the rank
+/// answers the others' asks until that owner has answered one.
+pub const WINDOW: usize = 4;
+
+/// States a rank keeps for the asks about their successors, past which it sends every ask it
+/// has at once, however few to an owner (with many ranks a message fills slowly).
+pub const HOLD: usize = 1 << 16;
+
+/// A rank's asks in flight during a level: those not yet sent, those sent and not answered, the
+/// parent states they need once answered, and the answering of other ranks' asks.
+struct Flight<M: Model> {
+    /// Per owner: asks not yet sent.
+    asks: Vec<Vec<u8>>,
+    /// Per owner: the successors of `asks`.
+    filling: Vec<Vec<Waiting<M>>>,
+    /// Per owner: the successors of the messages sent and not answered, in the order sent.
+    pending: Vec<std::collections::VecDeque<Vec<Waiting<M>>>>,
+    /// Slices of parent states (from the `base`-th of the level on), each with how many of its
+    /// successors' asks are not answered.
+    held: std::collections::VecDeque<(Slice<M>, usize)>,
+    base: u64,
+    held_states: usize,
+    /// Emptied buffers, kept for their allocations.
+    spare: Vec<Slice<M>>,
+    spare_waiting: Vec<Vec<Waiting<M>>>,
+    /// Messages of asks taken in, emptied: the next asks' buffers.
+    spare_bytes: Vec<Vec<u8>>,
+    /// New states go to disk.
+    spilling: bool,
+    encoded: Vec<u8>,
+}
+
+impl<M: Wire + InPlace> Flight<M>
+where
+    M::State: Hash + Clone,
+    M::Action: Clone,
+{
+    fn new(n: usize, spilling: bool) -> Self {
+        Flight {
+            asks: vec![Vec::new(); n],
+            filling: (0..n).map(|_| Vec::new()).collect(),
+            pending: (0..n).map(|_| Default::default()).collect(),
+            held: Default::default(),
+            base: 0,
+            held_states: 0,
+            spare: Vec::new(),
+            spare_waiting: Vec::new(),
+            spare_bytes: Vec::new(),
+            spilling,
+            encoded: Vec::new(),
+        }
+    }
+
+    /// Messages of asks sent and not answered.
+    fn unanswered(&self) -> usize {
+        self.pending.iter().map(|p| p.len()).sum()
+    }
+
+    /// Keeps `t` (key `k`) for the next level.
+    fn keep(&mut self, model: &M, next: &mut Level<M::State>, t: M::State, k: u64) -> io::Result<()> {
+        keep(model, next, self.spilling, &mut self.encoded, t, k)
+    }
+
+    /// Frees the slices at the front whose asks are all answered.
+    fn release(&mut self) {
+        while self.held.front().is_some_and(|h| h.1 == 0) {
+            let (mut slice, _) = self.held.pop_front().expect("a slice");
+            self.held_states -= slice.len();
+            self.base += 1;
+            slice.clear();
+            self.spare.push(slice);
+        }
+    }
+
+    /// Sends the asks for owner `to`, once it has fewer than [`WINDOW`] messages unanswered
+    /// (answering the others' asks meanwhile).
+    fn send<R: Ranks + ?Sized>(
+        &mut self,
+        to: usize,
+        model: &M,
+        ranks: &R,
+        table: &mut Parents,
+        next: &mut Level<M::State>,
+        traffic: &mut Traffic,
+    ) -> io::Result<()> {
+        while self.pending[to].len() >= WINDOW {
+            if let Some(m) = ranks.poll(true) {
+                self.serve(m, model, ranks, table, next, traffic)?;
+            }
+        }
+        let asks = std::mem::replace(&mut self.asks[to], self.spare_bytes.pop().unwrap_or_default());
+        traffic.fingerprints_sent += asks.len() as u64 / 16;
+        traffic.bytes_sent += asks.len() as u64;
+        traffic.messages_sent += 1;
+        ranks.post(to, ASK, asks);
+        let spare = self.spare_waiting.pop().unwrap_or_default();
+        let waiting = std::mem::replace(&mut self.filling[to], spare);
+        self.pending[to].push_back(waiting);
+        Ok(())
+    }
+
+    /// Takes in message `m`: asks to answer (in the seen set, which records the parents), or
+    /// answers to asks of this rank (building the successors new to their owner, for the next
+    /// level).
+    fn serve<R: Ranks + ?Sized>(
+        &mut self,
+        (from, tag, bytes): Message,
+        model: &M,
+        ranks: &R,
+        table: &mut Parents,
+        next: &mut Level<M::State>,
+        traffic: &mut Traffic,
+    ) -> io::Result<()> {
+        let me = ranks.rank();
+        match tag {
+            ASK => {
+                assert_eq!(bytes.len() % 16, 0, "rank {me}: asks of 16 bytes each from rank {from}");
+                let mut answers = Vec::with_capacity(bytes.len() / 16);
+                for (i, q) in bytes.chunks_exact(16).enumerate() {
+                    if let Some(ahead) = bytes.get((i + 8) * 16..(i + 8) * 16 + 8) {
+                        table.prefetch(u64::from_le_bytes(ahead.try_into().expect("8 bytes")));
+                    }
+                    let succ = u64::from_le_bytes(q[..8].try_into().expect("8 bytes"));
+                    let parent = u64::from_le_bytes(q[8..].try_into().expect("8 bytes"));
+                    answers.push(u8::from(table.insert(succ, parent)));
+                }
+                traffic.bytes_sent += answers.len() as u64;
+                traffic.messages_sent += 1;
+                ranks.post(from, ANSWER, answers);
+                if self.spare_bytes.len() < self.asks.len() {
+                    let mut bytes = bytes;
+                    bytes.clear();
+                    self.spare_bytes.push(bytes);
+                }
+            }
+            ANSWER => {
+                let mut waiting = self.pending[from]
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("rank {me}: answers from rank {from}, which was not asked"));
+                assert_eq!(bytes.len(), waiting.len(), "rank {from} answered every fingerprint sent to it");
+                for ((id, j, a, built, succ), &new) in waiting.drain(..).zip(&bytes) {
+                    let (slice, left) = &mut self.held[(id - self.base) as usize];
+                    *left -= 1;
+                    if new == 0 {
+                        continue;
+                    }
+                    let t = built
+                        .unwrap_or_else(|| model.next_state(&slice[j].0, a).expect("a step taken in place is a step"));
+                    keep(model, next, self.spilling, &mut self.encoded, t, succ)?;
+                }
+                self.spare_waiting.push(waiting);
+                self.release();
+            }
+            _ => panic!("rank {me}: a message of unknown tag {tag} from rank {from}"),
+        }
+        Ok(())
+    }
+}
 
 /// Keeps `t` (key `k`) for the next level: as it is, or encoded on disk when `spilling`.
 fn keep<M: Wire>(
@@ -702,13 +888,6 @@ fn keep<M: Wire>(
         next.live.push((t, k));
         Ok(())
     }
-}
-
-/// The order in which owner `me` of `n` ranks takes the ranks' asks: from the next rank on, so
-/// that each rank is first at one owner (never always first to the states many ranks reach in one
-/// round, and left with more of the next level).
-fn askers(me: usize, n: usize) -> impl Iterator<Item = usize> {
-    (1..=n).map(move |i| (me + i) % n)
 }
 
 /// The moves that even out a level whose shares are `counts` (one per rank): `(from, to,
@@ -747,21 +926,11 @@ fn ranks_named(n: u64) -> String {
     }
 }
 
-/// All-to-all, counting the bytes that leave this rank; `sizes`: what each rank sends this one,
-/// where this rank knows it.
-fn exchange<R: Ranks + ?Sized>(
-    ranks: &R,
-    out: &[Vec<u8>],
-    into: &mut [Vec<u8>],
-    sizes: Option<&[usize]>,
-    traffic: &mut Traffic,
-) {
+/// All-to-all, counting the bytes that leave this rank.
+fn exchange<R: Ranks + ?Sized>(ranks: &R, out: &[Vec<u8>], into: &mut [Vec<u8>], traffic: &mut Traffic) {
     let me = ranks.rank();
     traffic.bytes_sent += out.iter().enumerate().filter(|(r, _)| *r != me).map(|(_, b)| b.len() as u64).sum::<u64>();
-    match sizes {
-        Some(sizes) => ranks.exchange_sized(out, into, sizes),
-        None => ranks.exchange(out, into),
-    }
+    ranks.exchange(out, into);
 }
 
 /// The actions from an initial state along `chain` (fingerprints from the discovery back to
@@ -855,26 +1024,27 @@ mod tests {
         M::State: Hash + Clone,
         M::Action: Clone + Send,
     {
-        rounds_on(n, model).0
+        levels_on(n, model).0
     }
 
-    /// `model` searched on `n` thread ranks: every rank's outcome, and the rounds (rank 0's
-    /// progress lines).
-    fn rounds_on<M>(n: usize, model: M) -> (Vec<Outcome<M::Action>>, usize)
+    /// `model` searched on `n` thread ranks: every rank's outcome, and the depths of rank 0's
+    /// progress lines.
+    fn levels_on<M>(n: usize, model: M) -> (Vec<Outcome<M::Action>>, Vec<usize>)
     where
         M: Wire + InPlace + Copy + Send + 'static,
         M::State: Hash + Clone,
         M::Action: Clone + Send,
     {
         let handles = Threads::spawn(n, move |r| {
-            let mut rounds = 0;
+            let mut depths = Vec::new();
             let disk = Disk { budget: u64::MAX, dir: &std::env::temp_dir() };
-            let progress = &mut |_: &Progress| rounds += 1;
+            let progress = &mut |p: &Progress| depths.push(p.depth);
             let hooks = Hooks { stop: &|| false, memory: || (0, 0), progress, disk };
-            (search(&model, &r, Limits::default(), None, hooks).expect("a search"), rounds)
+            (search(&model, &r, Limits::default(), None, hooks).expect("a search"), depths)
         });
-        let (outcomes, rounds): (Vec<_>, Vec<_>) = handles.into_iter().map(|h| h.join().unwrap()).unzip();
-        (outcomes, rounds[0])
+        let (outcomes, depths): (Vec<_>, Vec<_>) = handles.into_iter().map(|h| h.join().unwrap()).unzip();
+        assert!(depths[1..].iter().all(Vec::is_empty), "only rank 0 tells the progress");
+        (outcomes, depths.into_iter().next().unwrap_or_default())
     }
 
     /// A `u32` state's encoding: its 4 bytes.
@@ -903,6 +1073,7 @@ mod tests {
     /// Numbers below [`Tree::END`] from 0: `s` steps to `2s + 1`, `2s + 2` and `s + 1` (most
     /// states reached more than once, levels of up to tens of thousands of states); 99,999 is
     /// "reaches 99,999"'s example.
+    #[derive(Clone, Copy)]
     struct Tree;
 
     impl Tree {
@@ -938,25 +1109,25 @@ mod tests {
     }
 
     thread_local! {
-        /// Rounds so far on this thread: the memory a test's rank "has".
-        static ROUNDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// Looks at the memory so far on this thread: the memory a test's rank "has".
+        static LOOKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
-    /// Memory that grows by one byte a round.
+    /// Memory that grows by one byte a look.
     fn growing() -> (u64, u64) {
-        let r = ROUNDS.with(|c| c.replace(c.get() + 1));
+        let r = LOOKS.with(|c| c.replace(c.get() + 1));
         (r, r)
     }
 
-    /// [`Tree`] searched on `n` ranks that write the levels to disk from round `budget` on, and
-    /// rank 0's rounds.
+    /// [`Tree`] searched on `n` ranks that write the levels to disk from look `budget` on, and
+    /// rank 0's looks.
     fn tree_on(n: usize, budget: u64) -> (Outcome<u32>, u64) {
         let handles = Threads::spawn(n, move |r| {
-            ROUNDS.with(|c| c.set(0));
+            LOOKS.with(|c| c.set(0));
             let disk = Disk { budget, dir: &std::env::temp_dir() };
             let hooks = Hooks { stop: &|| false, memory: growing, progress: &mut |_| {}, disk };
             let o = search(&Tree, &r, Limits::default(), None, hooks).expect("a search");
-            (o, ROUNDS.with(|c| c.get()))
+            (o, LOOKS.with(|c| c.get()))
         });
         let mut outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
         outcomes.swap_remove(0)
@@ -969,7 +1140,7 @@ mod tests {
         assert_eq!(whole.traffic.spilled_states, 0);
         let path = whole.found.get("reaches 99,999").expect("an example").clone();
         for n in [1, 3] {
-            // Never on disk, always, and from the middle round on (the level then partly in
+            // Never on disk, always, and from the middle look on (the level then partly in
             // memory, partly on disk).
             let half = tree_on(n, u64::MAX).1 / 2;
             for budget in [u64::MAX, 0, half] {
@@ -1029,6 +1200,11 @@ mod tests {
             let sent = o.traffic.states_sent;
             assert!(sent > 0 && sent * 10 < o.unique as u64, "{n} ranks: {sent} states moved");
             assert_eq!(o.traffic.fingerprints_sent * 17 + sent * 16, o.traffic.bytes_sent, "{n} ranks");
+            // A message of asks for each of at most a BATCH (and a state's successors) of them,
+            // and one of answers for each.
+            let (messages, asked) = (o.traffic.messages_sent, o.traffic.fingerprints_sent);
+            assert!(messages % 2 == 0 && asked <= messages / 2 * (BATCH as u64 + 3), "{n} ranks: {messages}");
+            assert!(messages / 2 > asked / BATCH as u64, "{n} ranks: {messages}");
             // A rank asks about a fingerprint once while it remembers having asked: many of
             // Tree's repeats are made by one rank.
             let (asked, cached) = (o.traffic.fingerprints_sent, o.traffic.fingerprints_cached);
@@ -1088,7 +1264,7 @@ mod tests {
 
     #[test]
     fn a_level_made_on_one_rank_is_shared_over_several_exchanges_up_to_the_cap() {
-        // 20,000 leaves on one rank: 6,667 stay, 13,333 move (more than a round's CHUNK); that
+        // 20,000 leaves on one rank: 6,667 stay, 13,333 move (more than one exchange's CHUNK); that
         // rank expanded the initial state too.
         assert_eq!(star_on_three(20_000), (13_333, 6_668));
         // 300,000: each other rank may take 100,000 but the cap lets in 65,536.
@@ -1112,35 +1288,13 @@ mod tests {
     }
 
     #[test]
-    fn many_ranks_take_more_states_a_round() {
-        let sizes: Vec<usize> = [1, 2, 16, 31, 32, 48, 256, 1024].map(round_states).into();
-        assert_eq!(sizes, [1, 1, 1, 1, 2, 3, 16, 16].map(|k| k * CHUNK));
-        // 300,000 leaves evened out: 18,750 a rank on 16 ranks, in rounds of 4,096 (5 rounds, and
-        // 1 for the initial state); 9,375 on 32, in rounds of 8,192 (2, and 1).
-        for (n, rounds) in [(16, 6), (32, 3)] {
-            let (outcomes, r) = rounds_on(n, Star(300_000, false));
+    fn rank_0_tells_the_progress_after_each_level() {
+        for n in [1, 3, 16] {
+            let (outcomes, depths) = levels_on(n, Tree);
             let o = &outcomes[0];
-            assert_eq!(
-                (o.unique, o.traffic.largest_expanded, r),
-                (300_001, 300_000 / n as u64 + 1, rounds),
-                "{n} ranks"
-            );
+            assert_eq!(o.unique, Tree::END as usize, "{n} ranks");
+            assert_eq!(depths, (1..=o.max_depth).collect::<Vec<_>>(), "{n} ranks");
         }
-    }
-
-    #[test]
-    fn each_rank_is_first_at_one_owner() {
-        let n = 5;
-        let orders: Vec<Vec<usize>> = (0..n).map(|me| askers(me, n).collect()).collect();
-        for (me, order) in orders.iter().enumerate() {
-            let mut sorted = order.clone();
-            sorted.sort();
-            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "owner {me} takes every rank's asks once");
-            assert_eq!(order[n - 1], me, "owner {me} has no asks of its own: last");
-        }
-        let mut firsts: Vec<usize> = orders.iter().map(|o| o[0]).collect();
-        firsts.sort();
-        assert_eq!(firsts, (0..n).collect::<Vec<_>>());
     }
 
     #[test]
@@ -1189,19 +1343,5 @@ mod tests {
     fn a_count_of_ranks_is_said_in_words() {
         assert_eq!(ranks_named(1), "1 rank");
         assert_eq!(ranks_named(3), "3 ranks");
-    }
-
-    #[test]
-    fn a_seen_set_past_five_eighths_full_is_due_to_grow() {
-        let mut t = Parents::new();
-        for k in 1..=(5 << 13) - 1 {
-            t.insert(fingerprint(&k).max(1), k);
-        }
-        assert!(t.roomy(), "{} of {}", t.len, t.slots.len());
-        t.insert(fingerprint(&0u64).max(1), 0);
-        assert!(!t.roomy(), "{} of {}", t.len, t.slots.len());
-        t.grow();
-        assert!(t.roomy());
-        assert_eq!(t.get(fingerprint(&7u64).max(1)), Some(7));
     }
 }

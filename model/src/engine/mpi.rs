@@ -3,13 +3,20 @@
 //! panics aborts the job, and a rank that dies makes the launcher end the others: a run never
 //! reports on part of the ranks, and never waits for a rank that is gone.
 
+use std::cell::RefCell;
+
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::point_to_point::MatchedReceiveVec;
+use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 
-use super::ranks::Ranks;
+use super::ranks::{Message, Ranks};
+
+/// A message being sent: its request, and its buffer (leaked to MPI until the request is done).
+type Sending = (Request<'static, [u8]>, *mut [u8]);
 
 /// Every process of the MPI job (its world communicator).
 pub struct Mpi {
@@ -17,7 +24,13 @@ pub struct Mpi {
     /// The ranks on this rank's machine.
     local: usize,
     /// The flat send and receive buffers, kept between exchanges.
-    scratch: std::cell::RefCell<(Vec<u8>, Vec<u8>)>,
+    scratch: RefCell<(Vec<u8>, Vec<u8>)>,
+    /// Messages posted and not yet known to be sent.
+    sending: RefCell<Vec<Sending>>,
+    /// Posts since the last look at `sending`.
+    posts: std::cell::Cell<usize>,
+    /// The barrier entered and not yet passed.
+    fence: RefCell<Option<Request<'static, ()>>>,
 }
 
 impl Mpi {
@@ -25,7 +38,35 @@ impl Mpi {
     pub fn world(universe: &mpi::environment::Universe) -> Self {
         let world = universe.world();
         let local = world.split_shared(world.rank()).size() as usize;
-        Mpi { world, local, scratch: Default::default() }
+        Mpi {
+            world,
+            local,
+            scratch: Default::default(),
+            sending: Default::default(),
+            posts: Default::default(),
+            fence: Default::default(),
+        }
+    }
+
+    /// Frees the buffers of the messages sent; with `all`, waits until every one is.
+    fn settle(&self, all: bool) {
+        let mut sending = self.sending.borrow_mut();
+        let mut left = Vec::with_capacity(sending.len());
+        for (request, buffer) in sending.drain(..) {
+            let request = if all {
+                request.wait_without_status();
+                None
+            } else {
+                request.test().err()
+            };
+            match request {
+                Some(request) => left.push((request, buffer)),
+                // SAFETY: `buffer` was leaked from a `Box` by `post`, and the only other use of it,
+                // the request's, is complete.
+                None => drop(unsafe { Box::from_raw(buffer) }),
+            }
+        }
+        *sending = left;
     }
 
     /// Makes a panic on this rank abort the whole job once its message is printed (exit 101).
@@ -105,12 +146,6 @@ impl Ranks for Mpi {
         self.all_to_all(out, &send_counts, into, &recv_counts);
     }
 
-    fn exchange_sized(&self, out: &[Vec<u8>], into: &mut [Vec<u8>], sizes: &[usize]) {
-        let n = self.size();
-        assert_eq!((out.len(), into.len(), sizes.len()), (n, n, n), "one buffer per rank");
-        self.all_to_all(out, &counts(out.iter().map(Vec::len)), into, &counts(sizes.iter().copied()));
-    }
-
     fn sum(&self, values: &mut [u64]) {
         let mine = values.to_vec();
         self.world.all_reduce_into(&mine[..], values, SystemOperation::sum());
@@ -119,5 +154,59 @@ impl Ranks for Mpi {
     fn max(&self, values: &mut [u64]) {
         let mine = values.to_vec();
         self.world.all_reduce_into(&mine[..], values, SystemOperation::max());
+    }
+
+    fn post(&self, to: usize, tag: u8, bytes: Vec<u8>) {
+        // The buffer is MPI's until the send is complete: leaked now, freed by `settle`.
+        let buffer: &'static mut [u8] = Box::leak(bytes.into_boxed_slice());
+        let raw: *mut [u8] = buffer;
+        let rank = mpi::Rank::try_from(to).expect("a rank");
+        // SAFETY: `raw` is the leaked buffer, not freed before the request is complete.
+        let data: &'static [u8] = unsafe { &*raw };
+        let request = self.world.process_at_rank(rank).immediate_send_with_tag(StaticScope, data, i32::from(tag));
+        self.sending.borrow_mut().push((request, raw));
+        self.posts.set(self.posts.get() + 1);
+        if self.posts.get() >= 64 {
+            self.posts.set(0);
+            self.settle(false);
+        }
+    }
+
+    fn poll(&self, wait: bool) -> Option<Message> {
+        match self.world.any_process().immediate_matched_probe() {
+            Some(probed) => {
+                let (bytes, status) = probed.matched_receive_vec::<u8>();
+                let tag = u8::try_from(status.tag()).expect("a tag this search sent");
+                Some((status.source_rank() as usize, tag, bytes))
+            }
+            None => {
+                if wait {
+                    // Under `--oversubscribe` another rank may need this core.
+                    std::thread::yield_now();
+                }
+                None
+            }
+        }
+    }
+
+    fn fence(&self) {
+        let mut fence = self.fence.borrow_mut();
+        assert!(fence.is_none(), "one barrier at a time");
+        *fence = Some(self.world.immediate_barrier());
+    }
+
+    fn fenced(&self) -> bool {
+        let Some(request) = self.fence.borrow_mut().take() else { return true };
+        match request.test() {
+            Ok(_) => {
+                // Every rank is past its last message: the sends complete.
+                self.settle(true);
+                true
+            }
+            Err(request) => {
+                *self.fence.borrow_mut() = Some(request);
+                false
+            }
+        }
     }
 }

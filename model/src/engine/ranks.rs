@@ -1,11 +1,18 @@
-//! The processes of a distributed search (*ranks*, as MPI calls them) and the few collective
-//! operations the search needs of them: an all-to-all exchange of byte buffers, and element-wise
-//! sums and maxima. Every operation is collective: every rank calls it, in the same order.
+//! The processes of a distributed search (*ranks*, as MPI calls them) and what the search needs
+//! of them: collective operations (an all-to-all exchange of byte buffers, element-wise sums and
+//! maxima), which every rank calls in the same order; messages from one rank to another, sent
+//! without waiting and delivered in the order sent; and a barrier entered without waiting.
 //!
 //! [`Threads`] runs the ranks as threads of one process (tests, and `--distributed` without
 //! MPI's launcher); `crate::engine::mpi` (feature `mpi`) runs them on MPI.
 
+use std::cell::Cell;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Barrier, Mutex};
+use std::time::Duration;
+
+/// A message that has arrived: the rank it is from, its tag, its bytes.
+pub type Message = (usize, u8, Vec<u8>);
 
 /// One rank's view of a group of ranks.
 pub trait Ranks {
@@ -22,21 +29,26 @@ pub trait Ranks {
     /// rank `r` sent this one in `into[r]` (replacing its content, keeping its allocation).
     fn exchange(&self, out: &[Vec<u8>], into: &mut [Vec<u8>]);
 
-    /// As [`Ranks::exchange`], when this rank knows how many bytes each rank sends it
-    /// (`sizes[r]` from rank `r`): on MPI one collective fewer (no sizes exchanged first).
-    /// Every rank's `sizes` must agree with what the others send it.
-    fn exchange_sized(&self, out: &[Vec<u8>], into: &mut [Vec<u8>], sizes: &[usize]) {
-        self.exchange(out, into);
-        for (r, (got, &size)) in into.iter().zip(sizes).enumerate() {
-            assert_eq!(got.len(), size, "rank {} was sent {} bytes by rank {r}, not {size}", self.rank(), got.len());
-        }
-    }
-
     /// Replaces each value by its sum over the ranks (wrapping).
     fn sum(&self, values: &mut [u64]);
 
     /// Replaces each value by its maximum over the ranks.
     fn max(&self, values: &mut [u64]);
+
+    /// Sends `bytes` tagged `tag` to rank `to` (another rank), without waiting for it to be
+    /// received. Messages from one rank to another arrive in the order they were sent.
+    fn post(&self, to: usize, tag: u8, bytes: Vec<u8>);
+
+    /// A message sent to this rank, if one has arrived; with `wait`, this rank has nothing else
+    /// to do: it may wait a little for one (or yield its core).
+    fn poll(&self, wait: bool) -> Option<Message>;
+
+    /// Enters a barrier without waiting at it: [`Ranks::fenced`] says when every rank has.
+    fn fence(&self);
+
+    /// Whether every rank has entered the barrier this rank last entered ([`Ranks::fence`]);
+    /// then this rank's messages need nothing more from it.
+    fn fenced(&self) -> bool;
 }
 
 /// What the ranks of a [`Threads`] group leave for each other between two barriers.
@@ -45,13 +57,19 @@ struct Board {
     values: Vec<Vec<u64>>,
 }
 
-/// Ranks that are threads of one process, meeting at a barrier for every operation.
-#[derive(Clone)]
+/// Ranks that are threads of one process, meeting at a barrier for every collective operation;
+/// their messages go through channels.
 pub struct Threads {
     rank: usize,
     size: usize,
     board: Arc<Mutex<Board>>,
     barrier: Arc<Barrier>,
+    senders: Vec<Sender<Message>>,
+    inbox: Receiver<Message>,
+    /// Ranks in the barrier being entered, and barriers every rank has entered.
+    fences: Arc<Mutex<(usize, u64)>>,
+    /// The barriers every rank had entered when this rank entered its last.
+    entered: Cell<u64>,
 }
 
 impl Threads {
@@ -60,7 +78,26 @@ impl Threads {
         let size = size.max(1);
         let board = Arc::new(Mutex::new(Board { buffers: vec![Vec::new(); size], values: vec![Vec::new(); size] }));
         let barrier = Arc::new(Barrier::new(size));
-        (0..size).map(|rank| Threads { rank, size, board: Arc::clone(&board), barrier: Arc::clone(&barrier) }).collect()
+        let fences = Arc::new(Mutex::new((0, 0)));
+        let (senders, inboxes): (Vec<_>, Vec<_>) = (0..size).map(|_| mpsc::channel()).unzip();
+        inboxes
+            .into_iter()
+            .enumerate()
+            .map(|(rank, inbox)| Threads {
+                rank,
+                size,
+                board: Arc::clone(&board),
+                barrier: Arc::clone(&barrier),
+                senders: senders.clone(),
+                inbox,
+                fences: Arc::clone(&fences),
+                entered: Cell::new(0),
+            })
+            .collect()
+    }
+
+    fn fences(&self) -> std::sync::MutexGuard<'_, (usize, u64)> {
+        self.fences.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A group of `size` ranks, each running `f` on a thread of its own (tests).
@@ -130,6 +167,33 @@ impl Ranks for Threads {
     fn max(&self, values: &mut [u64]) {
         self.reduce(values, u64::max);
     }
+
+    fn post(&self, to: usize, tag: u8, bytes: Vec<u8>) {
+        assert_ne!(to, self.rank, "a message to another rank");
+        // A rank's inbox lives as long as its thread: a send fails only once it has ended.
+        let _ = self.senders[to].send((self.rank, tag, bytes));
+    }
+
+    fn poll(&self, wait: bool) -> Option<Message> {
+        if wait {
+            self.inbox.recv_timeout(Duration::from_micros(200)).ok()
+        } else {
+            self.inbox.try_recv().ok()
+        }
+    }
+
+    fn fence(&self) {
+        let mut f = self.fences();
+        self.entered.set(f.1);
+        f.0 += 1;
+        if f.0 == self.size {
+            *f = (0, f.1 + 1);
+        }
+    }
+
+    fn fenced(&self) -> bool {
+        self.fences().1 > self.entered.get()
+    }
 }
 
 #[cfg(test)]
@@ -143,9 +207,6 @@ mod tests {
             let out: Vec<Vec<u8>> = (0..r.size() as u8).map(|to| vec![me, to]).collect();
             let mut got = vec![vec![9]; r.size()];
             r.exchange(&out, &mut got);
-            let mut sized = vec![Vec::new(); r.size()];
-            r.exchange_sized(&out, &mut sized, &[2, 2, 2]);
-            assert_eq!(sized, got);
             let mut v = [u64::from(me) + 1, 10 - u64::from(me)];
             r.sum(&mut v[..1]);
             r.max(&mut v[1..]);
@@ -159,15 +220,46 @@ mod tests {
     }
 
     #[test]
-    fn an_exchange_of_other_sizes_than_known_fails() {
-        let handles = Threads::spawn(2, |r| {
-            let out = vec![vec![1, 2, 3]; 2];
-            r.exchange_sized(&out, &mut vec![Vec::new(); 2], &[3, 2]);
+    fn thread_ranks_deliver_messages_in_order_and_meet_at_fences() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let late = Arc::new(AtomicBool::new(false));
+        let handles = Threads::spawn(3, move |r| {
+            let me = r.rank();
+            for to in (0..3).filter(|&to| to != me) {
+                for i in 0..50u8 {
+                    r.post(to, i % 2, vec![me as u8, i]);
+                }
+            }
+            let mut got = Vec::new();
+            while got.len() < 100 {
+                got.extend(r.poll(true));
+            }
+            for _ in 0..3 {
+                // Rank 0 enters each fence late: no rank is past it before.
+                if me == 0 {
+                    std::thread::sleep(Duration::from_millis(20));
+                    late.store(true, Ordering::SeqCst);
+                }
+                r.fence();
+                while !r.fenced() {
+                    assert!(r.poll(true).is_none(), "no message is left");
+                }
+                assert!(late.load(Ordering::SeqCst), "rank {me} past a fence rank 0 had not entered");
+                r.sum(&mut [0]);
+                if me == 0 {
+                    late.store(false, Ordering::SeqCst);
+                }
+                r.sum(&mut [0]);
+            }
+            (me, got)
         });
         for h in handles {
-            let e = h.join().expect_err("3 bytes from rank 1, not 2");
-            let said = e.downcast_ref::<String>().expect("a message");
-            assert!(said.contains("was sent 3 bytes by rank 1, not 2"), "{said}");
+            let (me, got) = h.join().unwrap();
+            for from in (0..3u8).filter(|&f| usize::from(f) != me) {
+                let theirs: Vec<_> = got.iter().filter(|m| m.0 == usize::from(from)).cloned().collect();
+                let sent: Vec<_> = (0..50u8).map(|i| (usize::from(from), i % 2, vec![from, i])).collect();
+                assert_eq!(theirs, sent, "rank {me}, from {from}");
+            }
         }
     }
 
