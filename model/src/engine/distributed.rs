@@ -15,9 +15,9 @@
 //! **Level-synchronous breadth-first search, asynchronous within a level.** The ranks expand
 //! the states at depth `d`, each at its own pace: a rank expands its share a [`SLICE`] at a
 //! time, settles the successors it owns, and gathers the others' fingerprints (with their
-//! parents') by owner, sending an owner a message of them ([`ASK`]) once it holds [`BATCH`] (or
+//! parents') by owner, sending an owner a message of them (`ASK`) once it holds [`BATCH`] (or
 //! sooner, see [`HOLD`]); between two slices it takes in the messages that have arrived: asks,
-//! which it answers at once (one byte each, new or seen: [`ANSWER`]), and answers, which tell it
+//! which it answers at once (one byte each, new or seen: `ANSWER`), and answers, which tell it
 //! which of its successors are new, kept for depth `d + 1`. A rank does not ask again about a
 //! fingerprint it remembers asking about (`Asked`), and has at most [`WINDOW`] messages to one
 //! owner unanswered (it answers the others' asks until it may send). No rank waits for another
