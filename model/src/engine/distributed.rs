@@ -1298,6 +1298,21 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_of_parents_is_kept_until_every_ask_about_its_successors_is_answered() {
+        let mut f: Flight<Tree> = Flight::new(3, false);
+        // Slices 0 and 1: the first waits for two answers, the second for none.
+        f.held.push_back((vec![(1, 11), (2, 12)], 2));
+        f.held.push_back((vec![(3, 13)], 0));
+        f.held_states = 3;
+        f.release();
+        assert_eq!((f.base, f.held.len(), f.held_states), (0, 2, 3), "the first slice waits");
+        f.held[0].1 = 0;
+        f.release();
+        assert_eq!((f.base, f.held.len(), f.held_states), (2, 0, 0), "both freed, in order");
+        assert!(f.spare.len() == 2 && f.spare.iter().all(Vec::is_empty), "their buffers kept, emptied");
+    }
+
+    #[test]
     fn owners_cover_every_rank_evenly() {
         let n = 7;
         let mut counts = [0usize; 7];
