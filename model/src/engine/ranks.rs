@@ -43,11 +43,14 @@ pub trait Ranks {
     /// to do: it may wait a little for one (or yield its core).
     fn poll(&self, wait: bool) -> Option<Message>;
 
-    /// Enters a barrier without waiting at it: [`Ranks::fenced`] says when every rank has.
+    /// Enters a barrier without waiting at it: [`Ranks::fenced`] says when every rank has. The
+    /// caller makes sure that once every rank has entered, every message posted before has been
+    /// received (the search: a rank enters once each of its asks is answered).
     fn fence(&self);
 
     /// Whether every rank has entered the barrier this rank last entered ([`Ranks::fence`]);
-    /// then this rank's messages need nothing more from it.
+    /// then this rank's messages are all received, and their buffers freed (on MPI, its sends
+    /// are waited for).
     fn fenced(&self) -> bool;
 }
 
@@ -55,6 +58,8 @@ pub trait Ranks {
 struct Board {
     buffers: Vec<Vec<Vec<u8>>>,
     values: Vec<Vec<u64>>,
+    /// Ranks in the barrier being entered ([`Ranks::fence`]), and barriers every rank has entered.
+    fences: (usize, u64),
 }
 
 /// Ranks that are threads of one process, meeting at a barrier for every collective operation;
@@ -66,8 +71,6 @@ pub struct Threads {
     barrier: Arc<Barrier>,
     senders: Vec<Sender<Message>>,
     inbox: Receiver<Message>,
-    /// Ranks in the barrier being entered, and barriers every rank has entered.
-    fences: Arc<Mutex<(usize, u64)>>,
     /// The barriers every rank had entered when this rank entered its last.
     entered: Cell<u64>,
 }
@@ -76,9 +79,12 @@ impl Threads {
     /// The `size` ranks of one group (at least one), to be handed one to each thread.
     pub fn group(size: usize) -> Vec<Threads> {
         let size = size.max(1);
-        let board = Arc::new(Mutex::new(Board { buffers: vec![Vec::new(); size], values: vec![Vec::new(); size] }));
+        let board = Arc::new(Mutex::new(Board {
+            buffers: vec![Vec::new(); size],
+            values: vec![Vec::new(); size],
+            fences: (0, 0),
+        }));
         let barrier = Arc::new(Barrier::new(size));
-        let fences = Arc::new(Mutex::new((0, 0)));
         let (senders, inboxes): (Vec<_>, Vec<_>) = (0..size).map(|_| mpsc::channel()).unzip();
         inboxes
             .into_iter()
@@ -90,14 +96,9 @@ impl Threads {
                 barrier: Arc::clone(&barrier),
                 senders: senders.clone(),
                 inbox,
-                fences: Arc::clone(&fences),
                 entered: Cell::new(0),
             })
             .collect()
-    }
-
-    fn fences(&self) -> std::sync::MutexGuard<'_, (usize, u64)> {
-        self.fences.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A group of `size` ranks, each running `f` on a thread of its own (tests).
@@ -183,7 +184,8 @@ impl Ranks for Threads {
     }
 
     fn fence(&self) {
-        let mut f = self.fences();
+        let mut board = self.board();
+        let f = &mut board.fences;
         self.entered.set(f.1);
         f.0 += 1;
         if f.0 == self.size {
@@ -192,7 +194,7 @@ impl Ranks for Threads {
     }
 
     fn fenced(&self) -> bool {
-        self.fences().1 > self.entered.get()
+        self.board().fences.1 > self.entered.get()
     }
 }
 
