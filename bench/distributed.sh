@@ -6,8 +6,10 @@
 # this machine; then a *model* of the expected scaling at N = 16 ... 1024 ranks from the measured
 # per-state costs (not a measurement: its network figures are assumptions, printed with it).
 #
-# usage: bench/distributed.sh [K ...]     (default K: 2 3; K=3 takes 5-10 minutes)
-# env: CARGO_TARGET_DIR; NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
+# usage: bench/distributed.sh [K ...]     (default K: 2 3; K=3 takes about 3 minutes a round)
+# env: CARGO_TARGET_DIR; REPEAT (default 3): rounds, each running every configuration once in turn
+#      (so that the machine's drift falls on all of them alike); a configuration's figures are the
+#      median of its rounds (wall, CPU: user and system), its memory the largest; NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
 #      NET_LATENCY_US (default 20) and NET_PER_RANK_US (default 1): the modelled cost of one
 #      collective operation, latency + per-rank term times N; NET_MESSAGE_US (default 2): the work
 #      a message costs its sender and its receiver, each.
@@ -42,8 +44,11 @@ die() { echo "bench/distributed.sh: $1" >&2; [ -z "${2:-}" ] || cat "$2" >&2; ex
 echo "distributed on $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), model $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 rows=$tmp/rows
 : >"$rows"
+repeat=${REPEAT:-3}
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT must be a positive number: $repeat" >&2; exit 2; }
 for k in "${ks[@]}"; do
     args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties basic --initiators 0 --json)
+    for round in $(seq "$repeat"); do
     for run in "single 1" "single 2" "mpi 1" "mpi 2" "disk 2"; do
         read -r kind n <<<"$run"
         if [ "$kind" = single ]; then
@@ -54,22 +59,39 @@ for k in "${ks[@]}"; do
         fi
         M_ERR=$tmp/err measure "$tmp/out" "${cmd[@]}" || die "measuring ${cmd[*]} failed"
         [ "$M_RC" = 0 ] || die "${cmd[*]} exited with $M_RC:" "$tmp/err"
-        python3 - "$tmp/out" "$k" "$kind" "$n" "$M_WALL" "$M_MEM" "$M_OTHERS" >>"$rows" <<'EOF' || die "${cmd[*]}: not ok or not exhaustive:" "$tmp/out"
+        python3 - "$tmp/out" "$k" "$kind" "$n" "$M_WALL" "$M_MEM" "$M_OTHERS" "$M_USER" "$M_SYS" "$M_CPU" "$round" >>"$rows" <<'EOF' || die "${cmd[*]}: not ok or not exhaustive:" "$tmp/out"
 import json, sys
-out, k, kind, n, wall, mem, others = sys.argv[1:]
+out, k, kind, n, wall, mem, others, user, sys_s, cpu, round_ = sys.argv[1:]
 r = json.load(open(out))
 assert r.get("ok") is True and r.get("exhaustive") is True, r.get("summary")
 d = r.get("distributed") or {}
-print(json.dumps({"k": int(k), "kind": kind, "n": int(n), "unique": r["unique_states"], "states": r["states"],
-                  "levels": r["max_depth"] + 1, "wall": float(wall), "mem_kb": int(mem), "others": others, **d}))
+print(json.dumps({"k": int(k), "kind": kind, "n": int(n), "round": int(round_), "unique": r["unique_states"],
+                  "states": r["states"], "levels": r["max_depth"] + 1, "wall": float(wall), "mem_kb": int(mem),
+                  "others": others, "user": float(user), "sys": float(sys_s), "cpu": float(cpu), **d}))
 EOF
+    done
     done
 done
 python3 - "$rows" <<'EOF'
 import json, os, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+import statistics
+every = [json.loads(l) for l in open(sys.argv[1])]
+# One row per configuration: the median of its rounds (the traffic of the round whose wall time is
+# the median: what crosses between ranks depends on timing), the largest memory, the wall's range.
+rows = []
+for key in dict.fromkeys((r["k"], r["kind"], r["n"]) for r in every):
+    runs = sorted((r for r in every if (r["k"], r["kind"], r["n"]) == key), key=lambda r: r["wall"])
+    row = dict(runs[(len(runs) - 1) // 2])
+    for f in ("wall", "user", "sys", "cpu"):
+        row[f] = statistics.median(r[f] for r in runs)
+    row["mem_kb"] = max(r["mem_kb"] for r in runs)
+    row["others"] = max((r["others"] for r in runs), key=lambda o: -1.0 if o == "na" else float(o))
+    row["range"] = f"{runs[0]['wall']:.1f}-{runs[-1]['wall']:.1f}" if len(runs) > 1 else "-"
+    rows.append(row)
 def mb(kb): return f"{kb / 1024:,.0f}"
-print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints sent (not sent: asked before), states moved, bytes sent; largest seen set, expanded / mean")
+rounds = max(r["round"] for r in every)
+print(f"  median of {rounds} round{'s' * (rounds > 1)}; CPU s = user + system of all processes (system: mostly the kernel clearing fresh pages)")
+print(f"  {'K':>2} {'run':<22} {'unique':>12} {'wall_s':>7} {'range':>11} {'cpu_s':>7} {'(sys)':>6} {'peak_MB':>8} {'others':>6}  per unique state: fingerprints sent (not sent: asked before), states moved, bytes sent; largest seen set, expanded / mean")
 for r in rows:
     name = {"single": f"engine, {r['n']} thread{'s' * (r['n'] > 1)}", "mpi": f"--distributed, np {r['n']}",
             "disk": f"np {r['n']}, levels on disk"}[r["kind"]]
@@ -80,10 +102,10 @@ for r in rows:
                  f"{r['largest_share'] * r['ranks'] / u:.3f}, {r['largest_expanded'] * r['ranks'] / u:.3f}")
         if r.get("spilled_states"):
             extra += f"; on disk {r['spilled_states']:,} states, {r['spilled_bytes'] / 2**20:,.0f} MB written"
-    print(f"  {r['k']:>2} {name:<22} {r['unique']:>12,} {r['wall']:>7.2f} {mb(r['mem_kb']):>8} {r['others']:>6}{extra}")
+    print(f"  {r['k']:>2} {name:<22} {r['unique']:>12,} {r['wall']:>7.2f} {r['range']:>11} {r['cpu']:>7.2f} {r['sys']:>6.2f} {mb(r['mem_kb']):>8} {r['others']:>6}{extra}")
 for k in sorted({r["k"] for r in rows}):
     by = {(r["kind"], r["n"]): r for r in rows if r["k"] == k}
-    uniques = {r["unique"] for r in by.values()}
+    uniques = {r["unique"] for r in every if r["k"] == k}
     if len(uniques) != 1:
         sys.exit(f"K={k}: the runs disagree on the unique states: {sorted(uniques)}")
     s1, s2, m1, m2, d2 = by["single", 1], by["single", 2], by["mpi", 1], by["mpi", 2], by["disk", 2]
@@ -102,6 +124,12 @@ v2 = m2["states_sent"] / U                          # states moved (to even out 
 # what np 2 cost beyond np 1's work shared in two, put on the fingerprints sent (asking, answering,
 # building the successors an owner said were new, moving states, waiting at the exchanges)
 r = max(0.0, (2 * m2["wall"] - m1["wall"]) / max(m2["fingerprints_sent"], 1))
+# the same from each round's pair (np 1, np 2 run one after the other), and from CPU time: the spread
+pairs = [(a, b) for a in every for b in every if a["k"] == b["k"] == k and a["round"] == b["round"]
+         and (a["kind"], a["n"]) == ("mpi", 1) and (b["kind"], b["n"]) == ("mpi", 2)]
+r_rounds = sorted((2 * b["wall"] - a["wall"]) / max(b["fingerprints_sent"], 1) for a, b in pairs)
+r_cpu = (m2["cpu"] - m1["cpu"]) / max(m2["fingerprints_sent"], 1)
+r_user = (m2["user"] - m1["user"]) / max(m2["fingerprints_sent"], 1)
 fp_bytes = 17                                       # a fingerprint and its parent's (16), and the answer (1)
 state_bytes = (m2["bytes_sent"] - m2["fingerprints_sent"] * fp_bytes) / max(m2["states_sent"], 1)
 gbps = float(os.environ.get("NET_GBPS", "10"))
@@ -112,7 +140,8 @@ batch, hold = 4096, 65536                           # the search's BATCH (asks a
 m2_msgs = m2.get("messages_sent", 0)
 print(f"\n  scaling MODEL (not measured) for K={k}: {U:,} states, {G / U:.2f} successors per state, {L} levels.")
 print(f"  Measured here: c = {c1 * 1e6:.2f} µs per state on one rank (np 1); at np 2 {f2:.2f} fingerprints sent per")
-print(f"  state, and r = {r * 1e9:.0f} ns per fingerprint sent (np 2's time beyond np 1's halved); {v2:.4f} states")
+print(f"  state, and r = {r * 1e9:.0f} ns per fingerprint sent (np 2's median time beyond np 1's halved; each round's")
+print(f"  pair: {', '.join(f'{x * 1e9:.0f}' for x in r_rounds)} ns; from CPU time {r_cpu * 1e9:.0f} ns, user time alone {r_user * 1e9:.0f} ns); {v2:.4f} states")
 print(f"  moved per state to even out the levels, {state_bytes:.0f} bytes each; {m2_msgs:,} messages (asks and answers).")
 print(f"  Assumed: {gbps:g} Gb/s per rank; an MPI collective costs {lat * 1e6:g} µs + {per_rank * 1e6:g} µs x N, 5 per level (the")
 print(f"  shares' reduction, the moves' sizes and data, the barrier, the level's reduction); a message costs its")
@@ -126,10 +155,11 @@ print(f"  message answered; one to each owner at a level's end, one per {batch} 
 print(f"  held); every rank's share of the work taken as the mean (measured at np 2: largest expanded")
 print(f"  {m2['largest_expanded'] * 2 / U:.3f}x the mean). N = 1 and 2 reproduce the measured times by construction.")
 print(f"  Weak scaling: the same with U(N) = N·U/2 states (each rank as many as at np 2, the levels as many as at K={k}),")
-print(f"  against one rank's U(N)·c.")
-print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}   {'weak: total_s':>13} {'efficiency':>10}")
+print(f"  against one rank's U(N)·c. The last column: the strong scaling's efficiency with r from user time alone")
+print(f"  (the system time, mostly clearing fresh pages, taken to scale with the states as at np 1).")
+print(f"  {'N':>6} {'compute_s':>10} {'network_s':>10} {'sync_s':>8} {'total_s':>8} {'speed-up':>9} {'efficiency':>10}   {'weak: total_s':>13} {'efficiency':>10}   {'eff. (r user)':>13}")
 t1 = m1["wall"]
-def model(n, u):
+def model(n, u, r=r):
     f = 2 * f2 * (n - 1) / n
     b = f * fp_bytes + v2 * state_bytes
     c = u / n * (c1 + f * r)
@@ -141,5 +171,6 @@ for n in [1, 2, 16, 64, 256, 1024]:
     c, net, sync, t = model(n, U)
     tw = model(n, n * U / 2)[3] if n > 2 else None
     weak = f"{tw:>13.2f} {n * U / 2 * c1 / tw / n:>10.2f}" if tw else f"{'(measured)':>13} {'':>10}"
-    print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}   {weak}")
+    by_user = f"{t1 / model(n, U, max(r_user, 0.0))[3] / n:>13.2f}" if n > 2 else f"{'':>13}"
+    print(f"  {n:>6} {c:>10.2f} {net:>10.2f} {sync:>8.2f} {t:>8.2f} {t1 / t:>9.1f} {t1 / t / n:>10.2f}   {weak}   {by_user}")
 EOF

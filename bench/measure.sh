@@ -9,6 +9,8 @@
 #   M_PSS     peak of the summed Pss over the whole process tree in KB, sampled every 0.5 s (treepss.py);
 #             na when the run ended before the first sample
 #   M_LOAD    1-minute load average just before the run
+#   M_USER, M_SYS  user and system CPU seconds of CMD and the children it waited for (time's %U, %S)
+#   M_CPU     CMD's CPU seconds: the larger of M_USER+M_SYS and treepss.py's sum over the process tree
 #   M_OTHERS  CPU cores used by everything else during the run: (busy time of all cores from /proc/stat
 #             minus CMD's own user+system time, the larger of time's %U+%S and treepss.py's sum over
 #             the process tree, which counts forked workers that are not waited for) / wall; 0 on a quiet
@@ -37,18 +39,19 @@ measure() {
     wait "$spid"
     local b1; b1=$(_busy_jiffies)
     # time writes "Command exited with non-zero status N" first when CMD fails: the figures are the last line
-    local user sys
-    read -r M_WALL M_RSS user sys < <(tail -1 "$tf")
+    read -r M_WALL M_RSS M_USER M_SYS < <(tail -1 "$tf")
     local tree_cpu
     read -r M_PSS tree_cpu <"$out.pss"
-    [[ $M_WALL =~ ^[0-9.]+$ && $M_RSS =~ ^[0-9]+$ && $M_PSS =~ ^[0-9]+$ && $tree_cpu =~ ^[0-9.]+$ ]] ||
+    [[ $M_WALL =~ ^[0-9.]+$ && $M_RSS =~ ^[0-9]+$ && $M_USER =~ ^[0-9.]+$ && $M_SYS =~ ^[0-9.]+$ &&
+        $M_PSS =~ ^[0-9]+$ && $tree_cpu =~ ^[0-9.]+$ ]] ||
         { echo "measure: no figures for $* (time: $(cat "$tf"))" >&2; return 70; }
     M_MEM=$(( M_RSS > M_PSS ? M_RSS : M_PSS ))
     # a run shorter than the sampling interval gets no sample, and CPU shares of a sub-second run are noise
     [ "$M_PSS" -gt 0 ] || M_PSS=na
+    M_CPU=$(python3 -c "print(f'{max($M_USER + $M_SYS, $tree_cpu):.2f}')")
     M_OTHERS=$(python3 -c "
 hz = $(getconf CLK_TCK)
-others = ($b1 - $b0) / hz - max($user + $sys, $tree_cpu)
+others = ($b1 - $b0) / hz - $M_CPU
 print(f'{max(others, 0) / $M_WALL:.2f}' if $M_WALL >= 1 else 'na')")
     rm -f "$tf" "$out.pss"
 }
