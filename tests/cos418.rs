@@ -122,29 +122,30 @@ fn a_broken_variant_replayed_is_reported_as_a_checker_violation() {
     assert!(e.to_string().contains("3nodes-simple.events: snapshot 0 fails the trace checker"), "{e}");
 }
 
-/// A scratch folder with copies of some suite files.
-struct Scratch(PathBuf);
+/// A scratch folder `cos418-TEST-<random>` with copies of some suite files, removed (with its
+/// contents) on drop; derefs to its path.
+struct Scratch(tempfile::TempDir);
 
-impl Scratch {
-    fn new(test: &str, dir: &Path, files: &[&str]) -> Self {
-        let path = std::env::temp_dir().join(format!("cos418-{test}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).expect("create scratch dir");
-        for f in files {
-            fs::copy(dir.join(f), path.join(f)).unwrap_or_else(|e| panic!("copy {f}: {e}"));
-        }
-        Scratch(path)
-    }
-    fn write(&self, file: &str, text: &str) -> PathBuf {
-        let p = self.0.join(file);
-        fs::write(&p, text).expect("write scratch file");
-        p
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
+impl Scratch {
+    fn new(test: &str, dir: &Path, files: &[&str]) -> Self {
+        let tmp = tempfile::Builder::new().prefix(&format!("cos418-{test}-")).tempdir().expect("create scratch dir");
+        for f in files {
+            fs::copy(dir.join(f), tmp.path().join(f)).unwrap_or_else(|e| panic!("copy {f}: {e}"));
+        }
+        Scratch(tmp)
+    }
+    fn write(&self, file: &str, text: &str) -> PathBuf {
+        let p = self.join(file);
+        fs::write(&p, text).expect("write scratch file");
+        p
     }
 }
 
@@ -156,11 +157,11 @@ fn a_tampered_expectation_fails_with_a_readable_diff() {
     files.extend(snaps.iter().map(String::as_str));
     let s = Scratch::new("tamper", &dir, &files);
     // Snapshot 3 says N5 recorded 1 token: make it 7, and drop the recorded message into N6.
-    let path = s.0.join("8nodes-concurrent-snapshots3.snap");
+    let path = s.join("8nodes-concurrent-snapshots3.snap");
     let text = fs::read_to_string(&path).expect("read copy");
     assert!(text.contains("N5 1\n") && text.contains("N5 N6 token(2)\n"), "{text}");
     fs::write(&path, text.replace("N5 1\n", "N5 7\n").replace("N5 N6 token(2)\n", "")).expect("tamper");
-    let outcome = replay(&request(&s.0, "8nodes-concurrent-snapshots", "8nodes")).expect("replay runs");
+    let outcome = replay(&request(&s, "8nodes-concurrent-snapshots", "8nodes")).expect("replay runs");
     assert!(!outcome.matches());
     let comparison = outcome.comparison.as_ref().expect("compared");
     let shown = comparison.to_string();
@@ -185,20 +186,18 @@ fn a_missing_or_extra_expected_file_is_reported() {
         &dir,
         &["2nodes.top", "2nodes-message.events", "delays.txt", "8nodes.top", "8nodes-sequential-snapshots.events"],
     );
-    let e = replay(&request(&s.0, "2nodes-message", "2nodes")).unwrap_err();
-    let path = s.0.join("2nodes-message.snap").display().to_string();
+    let e = replay(&request(&s, "2nodes-message", "2nodes")).unwrap_err();
+    let path = s.join("2nodes-message.snap").display().to_string();
     assert!(matches!(&e, ReplayError::MissingExpected { path: p, snapshots: 1 } if *p == path), "{e}");
     assert!(e.to_string().starts_with(&format!("missing expected file {path}")), "{e}");
     // Two snapshots, only the first file: the second is missing.
-    fs::copy(dir.join("8nodes-sequential-snapshots0.snap"), s.0.join("8nodes-sequential-snapshots0.snap"))
-        .expect("copy");
-    let e = replay(&request(&s.0, "8nodes-sequential-snapshots", "8nodes")).unwrap_err();
+    fs::copy(dir.join("8nodes-sequential-snapshots0.snap"), s.join("8nodes-sequential-snapshots0.snap")).expect("copy");
+    let e = replay(&request(&s, "8nodes-sequential-snapshots", "8nodes")).unwrap_err();
     assert!(e.to_string().contains("8nodes-sequential-snapshots1.snap"), "{e}");
     // A third file: one snapshot more than the run takes.
-    fs::copy(dir.join("8nodes-sequential-snapshots1.snap"), s.0.join("8nodes-sequential-snapshots1.snap"))
-        .expect("copy");
+    fs::copy(dir.join("8nodes-sequential-snapshots1.snap"), s.join("8nodes-sequential-snapshots1.snap")).expect("copy");
     s.write("8nodes-sequential-snapshots2.snap", "2\nN1 50\n");
-    let outcome = replay(&request(&s.0, "8nodes-sequential-snapshots", "8nodes")).expect("replay runs");
+    let outcome = replay(&request(&s, "8nodes-sequential-snapshots", "8nodes")).expect("replay runs");
     let shown = outcome.comparison.as_ref().map(ToString::to_string).unwrap_or_default();
     assert!(!outcome.matches());
     assert!(shown.contains("expected 3 snapshots, got 2"), "{shown}");
@@ -210,7 +209,7 @@ fn events_error(test: &str, events: &str) -> ReplayError {
     let dir = suite();
     let s = Scratch::new(test, &dir, &["3nodes.top", "delays.txt"]);
     let events = s.write("bad.events", events);
-    let r = Replay::new(s.0.join("3nodes.top"), &events, DelayChoice::File(s.0.join("delays.txt")));
+    let r = Replay::new(s.join("3nodes.top"), &events, DelayChoice::File(s.join("delays.txt")));
     replay(&r).expect_err("the script is bad")
 }
 
@@ -250,7 +249,7 @@ fn a_transfer_without_a_link_names_file_and_line() {
     let dir = suite();
     let s = Scratch::new("nolink", &dir, &["10nodes.top", "delays.txt"]);
     let events = s.write("bad.events", "send N1 N2 1\nsend N1 N3 1\n");
-    let r = Replay::new(s.0.join("10nodes.top"), events, DelayChoice::File(s.0.join("delays.txt")));
+    let r = Replay::new(s.join("10nodes.top"), events, DelayChoice::File(s.join("delays.txt")));
     let (_, line, problem) = format_problem(replay(&r).unwrap_err());
     assert_eq!((line, problem), (2, Problem::NoLink { from: "N1".into(), to: "N3".into() }));
 }
@@ -261,7 +260,7 @@ fn running_out_of_delays_is_an_error_naming_the_delay_file_and_the_command() {
     let s = Scratch::new("delays", &dir, &["3nodes.top", "3nodes-simple.events"]);
     // 3nodes-simple needs more than three draws: the first two sends, then N2's two markers.
     let delays = s.write("short.txt", "1\n0\n2\n");
-    let r = Replay::new(s.0.join("3nodes.top"), s.0.join("3nodes-simple.events"), DelayChoice::File(delays.clone()));
+    let r = Replay::new(s.join("3nodes.top"), s.join("3nodes-simple.events"), DelayChoice::File(delays.clone()));
     let e = replay(&r).unwrap_err();
     let shown = e.to_string();
     assert!(
@@ -271,7 +270,7 @@ fn running_out_of_delays_is_an_error_naming_the_delay_file_and_the_command() {
     assert!(shown.contains("3nodes-simple.events:3:") && shown.contains(&delays.display().to_string()), "{shown}");
     // A bad delay line.
     let bad = s.write("bad.txt", "1\n\n-2\n");
-    let r = Replay::new(s.0.join("3nodes.top"), s.0.join("3nodes-simple.events"), DelayChoice::File(bad));
+    let r = Replay::new(s.join("3nodes.top"), s.join("3nodes-simple.events"), DelayChoice::File(bad));
     let (file, line, problem) = format_problem(replay(&r).unwrap_err());
     assert!(file.ends_with("bad.txt"));
     assert_eq!((line, problem), (3, Problem::BadNumber { field: "delay", text: "-2".into() }));
@@ -282,12 +281,12 @@ fn bad_topology_and_snap_files_name_file_and_line() {
     let dir = suite();
     let s = Scratch::new("badfiles", &dir, &["2nodes-message.events", "delays.txt", "2nodes.top"]);
     let top = s.write("bad.top", "2\nN1 1\nN2 x\n");
-    let r = Replay::new(top, s.0.join("2nodes-message.events"), DelayChoice::File(s.0.join("delays.txt")));
+    let r = Replay::new(top, s.join("2nodes-message.events"), DelayChoice::File(s.join("delays.txt")));
     let (_, line, problem) = format_problem(replay(&r).unwrap_err());
     assert_eq!((line, problem), (3, Problem::BadNumber { field: "tokens", text: "x".into() }));
 
     s.write("2nodes-message.snap", "0\nN1 0\nN2 0\nN1 N2 tok(1)\n");
-    let (file, line, problem) = format_problem(replay(&request(&s.0, "2nodes-message", "2nodes")).unwrap_err());
+    let (file, line, problem) = format_problem(replay(&request(&s, "2nodes-message", "2nodes")).unwrap_err());
     assert!(file.ends_with("2nodes-message.snap"));
     assert_eq!(line, 4);
     assert!(matches!(problem, Problem::Malformed { .. }));

@@ -19,10 +19,9 @@ use common::workload;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jsonl-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A fresh, empty directory `jsonl-NAME-<random>`, removed (with its contents) on drop.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("jsonl-{name}-")).tempdir().unwrap()
 }
 
 fn read_dir(dir: &std::path::Path, files: &[PathBuf]) -> Logs<Bank> {
@@ -54,13 +53,13 @@ fn runtime_logs_read_back_to_the_same_trace_snapshots_and_verdicts() {
     }
     let outcome = cluster.shutdown().unwrap();
     let dir = temp_dir("runtime");
-    let files = outcome.write_logs(&dir, &t, &[20, 20, 20]).unwrap();
+    let files = outcome.write_logs(dir.path(), &t, &[20, 20, 20]).unwrap();
     let names: Vec<String> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["P0.jsonl", "P1.jsonl", "P2.jsonl"]);
-    let top = TopFile::read(&dir.join("topology.top")).unwrap();
+    let top = TopFile::read(&dir.path().join("topology.top")).unwrap();
     assert_eq!((&top.topology, top.tokens.as_slice()), (&t, &[20, 20, 20][..]));
 
-    let logs = read_dir(&dir, &files);
+    let logs = read_dir(dir.path(), &files);
     let trace = outcome.trace.as_ref().unwrap();
     assert_eq!(&logs.trace, trace, "the same run, event for event, in the same order");
     assert!(trace.events.iter().any(|e| matches!(e.kind, EventKind::Internal { .. })));
@@ -81,17 +80,16 @@ fn runtime_logs_read_back_to_the_same_trace_snapshots_and_verdicts() {
         let at = logs.location(position).unwrap();
         assert_eq!(at.file, files[e.process.index()].display().to_string());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn logs_split_among_files_in_any_way_read_the_same() {
     let mut w = Workload::new(Topology::ring(4).unwrap(), 400, 3);
     let dir = temp_dir("split");
-    w.trace_out = Some(dir.clone());
+    w.trace_out = Some(dir.path().to_path_buf());
     run(&w).unwrap();
-    let files: Vec<PathBuf> = (0..4).map(|p| dir.join(format!("P{p}.jsonl"))).collect();
-    let whole = read_dir(&dir, &files);
+    let files: Vec<PathBuf> = (0..4).map(|p| dir.path().join(format!("P{p}.jsonl"))).collect();
+    let whole = read_dir(dir.path(), &files);
     // Deal every line of every file, in reverse, round-robin into three files.
     let mut dealt = vec![String::new(); 3];
     let lines: Vec<String> = files
@@ -102,18 +100,17 @@ fn logs_split_among_files_in_any_way_read_the_same() {
         dealt[i % 3].push_str(line);
         dealt[i % 3].push('\n');
     }
-    let split: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("part{i}.jsonl"))).collect();
+    let split: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("part{i}.jsonl"))).collect();
     for (path, text) in split.iter().zip(&dealt) {
         std::fs::write(path, text).unwrap();
     }
-    let parts = read_dir(&dir, &split);
+    let parts = read_dir(dir.path(), &split);
     assert_eq!(parts.trace, whole.trace);
     assert_eq!(parts.claims, whole.claims);
     assert_eq!(whole.claims.len(), 3);
     for claim in &whole.claims {
         verify(&w.topology, &whole.trace, claim.snapshot.as_ref().unwrap()).unwrap();
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -121,10 +118,10 @@ fn a_workload_written_with_trace_out_verifies_from_its_logs_alone() {
     let mut w = Workload::new(Topology::complete(4).unwrap(), 2_000, 5);
     w.sell_percent = 10;
     let dir = temp_dir("workload");
-    w.trace_out = Some(dir.clone());
+    w.trace_out = Some(dir.path().to_path_buf());
     let report = run(&w).unwrap();
-    let files: Vec<PathBuf> = (0..4).map(|p| dir.join(format!("P{p}.jsonl"))).collect();
-    let logs = read_dir(&dir, &files);
+    let files: Vec<PathBuf> = (0..4).map(|p| dir.path().join(format!("P{p}.jsonl"))).collect();
+    let logs = read_dir(dir.path(), &files);
     assert_eq!(logs.claims.len(), 5);
     for (claim, summary) in logs.claims.iter().zip(&report.snapshots) {
         let snapshot = claim.snapshot.as_ref().unwrap();
@@ -133,7 +130,6 @@ fn a_workload_written_with_trace_out_verifies_from_its_logs_alone() {
         let sold: u64 = snapshot.state.processes.iter().map(|b| u64::from(b.sold)).sum();
         assert_eq!(snapshot.state.total() + sold, report.total);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A process's events in order, with their logged states except on records (where the logs
@@ -152,8 +148,8 @@ fn simulator_logs_give_the_same_events_snapshots_and_verdicts_for_every_variant(
             // A run the core stops (double-marker) is an error of the run, not a log.
             let Ok(run) = workload(&t, variant, seed) else { continue };
             let dir = temp_dir(&format!("sim-{variant}-{seed}"));
-            let files = run.write_logs(&dir, &t).unwrap();
-            let logs = read_dir(&dir, &files);
+            let files = run.write_logs(dir.path(), &t).unwrap();
+            let logs = read_dir(dir.path(), &files);
             for p in t.processes() {
                 assert_eq!(of_process(&logs.trace.events, p), of_process(&run.trace.events, p), "{variant} {seed} {p}");
             }
@@ -187,7 +183,6 @@ fn simulator_logs_give_the_same_events_snapshots_and_verdicts_for_every_variant(
                     assert_eq!(report.violations, vec![], "seed {seed} snapshot {}", claim.id);
                 }
             }
-            std::fs::remove_dir_all(&dir).unwrap();
         }
     }
     caught.dedup();

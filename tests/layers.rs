@@ -328,8 +328,8 @@ fn the_loom_tests_have_no_import_circle() {
 /// The checker itself sees a circle, a parent's re-export used by its child, and an import up.
 #[test]
 fn the_checker_sees_circles_and_imports_up() {
-    let dir = std::env::temp_dir().join(format!("layers-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = tempfile::Builder::new().prefix("layers-test-").tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("low")).unwrap();
     std::fs::create_dir_all(dir.join("high")).unwrap();
     let write = |p: &str, s: &str| std::fs::write(dir.join(p), s).unwrap();
@@ -353,5 +353,4 @@ fn the_checker_sees_circles_and_imports_up() {
         imports_up(&tree, &["low", "high"]),
         vec![format!("low::b ({}) imports high", dir.join("low/b.rs").display())]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,12 +3,11 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::{bad_input, model, stderr, suite};
+use common::{bad_input, model, stderr, suite, Scratch};
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
+fn temp_file(name: &str, text: &str) -> Scratch {
     common::temp_file("cli", name, text)
 }
 

@@ -122,8 +122,8 @@ fn a_headless_browser_renders_a_non_blank_explorer_page() {
         panic!("chromium is not installed: run scripts/test-all (it installs it) or apt-get install chromium");
     };
     let e = start(&["--procs", "2", "--sends", "1", "--variant", "late-record"]);
-    let dir = std::env::temp_dir().join(format!("explorer-shot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("explorer-shot-").tempdir().unwrap();
+    let dir = scratch.path();
     let shot = dir.join("explorer.png");
     let url = format!("http://{}/#/steps/{CROSSING_PATH}", e.addr);
     let status = Command::new(browser)

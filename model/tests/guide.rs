@@ -239,12 +239,11 @@ fn example(name: &str, package: &str) -> Result<PathBuf, String> {
     Ok(binary)
 }
 
-/// A directory holding `model`, the binary under test, to put first on `PATH`.
-fn bin_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guide-bin-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("a temporary directory");
-    let link = dir.join("model");
-    let _ = fs::remove_file(&link);
+/// A directory `guide-bin-<random>` holding `model`, the binary under test, to put first on
+/// `PATH`; removed (with its contents) on drop.
+fn bin_dir() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new().prefix("guide-bin-").tempdir().expect("a temporary directory");
+    let link = dir.path().join("model");
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_model"), &link).expect("a link to the model binary");
     dir
 }
@@ -366,7 +365,8 @@ fn every_source_path_the_guide_names_exists() {
 
 #[test]
 fn the_guides_commands_run_as_documented() {
-    let bins = bin_dir();
+    let bins_dir = bin_dir();
+    let bins = bins_dir.path();
     let scratch = bins.join("out");
     fs::create_dir_all(&scratch).expect("a scratch directory");
     fs::create_dir_all(root().join("target/guide")).expect("target/guide");
@@ -382,7 +382,7 @@ fn the_guides_commands_run_as_documented() {
                 continue;
             }
         };
-        let r = run(&text, &bins, &scratch);
+        let r = run(&text, bins, &scratch);
         ran += 1;
         eprintln!("{:6.1}s  exit {:>4}  {}  $ {}", r.seconds, format!("{:?}", r.code), c.at, c.text.replace('\n', " "));
         let mut problems = Vec::new();
@@ -408,7 +408,6 @@ fn the_guides_commands_run_as_documented() {
             ));
         }
     }
-    let _ = fs::remove_dir_all(&bins);
     eprintln!("{ran} commands in {:.1} s", started.elapsed().as_secs_f64());
     assert!(failures.is_empty(), "{} of {ran} documented commands fail:\n\n{}", failures.len(), failures.join("\n\n"));
 }

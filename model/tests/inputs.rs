@@ -3,11 +3,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{bad_input, model, stderr, suite};
+use common::{bad_input, model, stderr, suite, Scratch};
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
+fn temp_file(name: &str, text: &str) -> Scratch {
     common::temp_file("inputs", name, text)
 }
 
@@ -65,14 +65,16 @@ fn a_top_node_id_holding_an_arrow_exits_2_naming_the_line() {
 fn an_expected_snap_naming_an_unknown_node_exits_2_naming_the_line() {
     let expected = std::fs::read_to_string(suite().join("3nodes-bidirectional-messages.snap")).unwrap();
     // A balance of a node the topology lacks (line 4).
-    let prefix = temp_file("unknown-node.snap", &expected.replacen("N3 2", "N9 2", 1)).with_extension("");
+    let snap = temp_file("unknown-node.snap", &expected.replacen("N3 2", "N9 2", 1));
+    let prefix = snap.with_extension("");
     let o = replay_3nodes_expecting(&prefix);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("unknown-node.snap:4: unknown node N9"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("MISMATCH"), "{}", stderr(&o));
     // A message from a node the topology lacks (line 6).
     let text = expected.replacen("N1 N2 token(2)", "N7 N2 token(2)", 1);
-    let prefix = temp_file("unknown-src.snap", &text).with_extension("");
+    let snap = temp_file("unknown-src.snap", &text);
+    let prefix = snap.with_extension("");
     let o = replay_3nodes_expecting(&prefix);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("unknown-src.snap:6: unknown node N7"), "{}", stderr(&o));
@@ -92,7 +94,8 @@ fn an_empty_expected_snap_exits_2_naming_the_file() {
 #[test]
 fn an_expected_snap_that_differs_still_exits_1() {
     let expected = std::fs::read_to_string(suite().join("3nodes-bidirectional-messages.snap")).unwrap();
-    let prefix = temp_file("differs.snap", &expected.replacen("N1 4", "N1 5", 1)).with_extension("");
+    let snap = temp_file("differs.snap", &expected.replacen("N1 4", "N1 5", 1));
+    let prefix = snap.with_extension("");
     let o = replay_3nodes_expecting(&prefix);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("MISMATCH") && stderr(&o).contains("node N1"), "{}", stderr(&o));

@@ -24,11 +24,10 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-interleavings-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory `model-interleavings-NAME-<random>`, removed (with its contents)
+/// on drop.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("model-interleavings-{name}-")).tempdir().unwrap()
 }
 
 /// A run's logs (one file per process) in `dir`, or `None` when the variant stops the run.
@@ -155,17 +154,16 @@ fn verdicts_do_not_depend_on_how_the_logs_are_laid_out() {
         let variant = variants[variant % variants.len()];
         let topology = if ring { Topology::ring(4).unwrap() } else { Topology::complete(3).unwrap() };
         let runtime = runtime == 0;
-        let dir = temp_dir(&format!("{seed}-{layout}"));
-        let Some(files) = logs(&dir, &topology, variant, seed, runtime) else {
-            std::fs::remove_dir_all(&dir).unwrap();
+        let scratch = temp_dir(&format!("{seed}-{layout}"));
+        let dir = scratch.path();
+        let Some(files) = logs(dir, &topology, variant, seed, runtime) else {
             covered.borrow_mut().skipped += 1;
             return Ok(());
         };
-        let before = verdicts(&dir, &files);
+        let before = verdicts(dir, &files);
         let mut rng = StdRng::seed_from_u64(layout);
-        let rewritten = rewrite(&dir, &files, parts, &mut rng);
-        let after = verdicts(&dir, &rewritten);
-        std::fs::remove_dir_all(&dir).unwrap();
+        let rewritten = rewrite(dir, &files, parts, &mut rng);
+        let after = verdicts(dir, &rewritten);
         let how = if runtime { "runtime" } else { "simulator" };
         prop_assert_eq!(&before, &after, "{} seed {} ({}), {} parts", variant, seed, how, parts);
         let mut c = covered.borrow_mut();

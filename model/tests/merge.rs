@@ -8,16 +8,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{model, stderr};
 use model::cli::shards::{digest, seal};
 use model::{CheckResult, Verdict};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-merge-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> common::Scratch {
+    common::temp_dir("merge", name)
 }
 
 /// The passing configuration: three houses, one send (21,752 states).
@@ -77,21 +75,24 @@ fn with_shard_1(files: &[String], bad: &str) -> Vec<String> {
 
 #[test]
 fn shards_disagreeing_on_the_split_depth_are_refused() {
-    let files = shards(&temp_dir("split-depth"), &PASSING);
+    let dir = temp_dir("split-depth");
+    let files = shards(&dir, &PASSING);
     let bad = edited(&files[1], |r| r.shard.as_mut().unwrap().part.split_depth += 1);
     refused(&with_shard_1(&files, &bad), &[&format!("{bad}: shard.split_depth: "), &files[0]]);
 }
 
 #[test]
 fn shards_disagreeing_on_the_frontier_are_refused() {
-    let files = shards(&temp_dir("frontier"), &PASSING);
+    let dir = temp_dir("frontier");
+    let files = shards(&dir, &PASSING);
     let bad = edited(&files[1], |r| r.shard.as_mut().unwrap().part.frontier += 4);
     refused(&with_shard_1(&files, &bad), &[&format!("{bad}: shard.frontier: ")]);
 }
 
 #[test]
 fn a_shard_with_no_roots_and_no_states_is_refused() {
-    let files = shards(&temp_dir("roots"), &PASSING);
+    let dir = temp_dir("roots");
+    let files = shards(&dir, &PASSING);
     let bad = edited(&files[1], |r| {
         r.shard.as_mut().unwrap().part.roots = 0;
         r.unique_states = 0;
@@ -104,7 +105,8 @@ fn a_shard_with_no_roots_and_no_states_is_refused() {
 
 #[test]
 fn an_exit_code_its_verdicts_contradict_is_refused() {
-    let files = shards(&temp_dir("exit-code"), &PASSING);
+    let dir = temp_dir("exit-code");
+    let files = shards(&dir, &PASSING);
     let shard = read(&files[1]);
     assert!(shard.ok && shard.exit_code == 0, "{}", shard.summary);
     assert!(shard.properties.iter().filter(|p| p.expectation == "always").all(|p| p.verdict == Verdict::Holds));
@@ -119,7 +121,8 @@ fn an_exit_code_its_verdicts_contradict_is_refused() {
 
 #[test]
 fn a_sometimes_property_that_holds_is_refused() {
-    let files = shards(&temp_dir("sometimes-holds"), &PASSING);
+    let dir = temp_dir("sometimes-holds");
+    let files = shards(&dir, &PASSING);
     let mut name = String::new();
     let bad = edited(&files[1], |r| {
         let p = r.properties.iter_mut().find(|p| p.expectation == "sometimes").unwrap();
@@ -135,7 +138,8 @@ fn a_sometimes_property_that_holds_is_refused() {
 
 #[test]
 fn an_always_property_with_an_example_is_refused() {
-    let files = shards(&temp_dir("always-example"), &PASSING);
+    let dir = temp_dir("always-example");
+    let files = shards(&dir, &PASSING);
     let mut name = String::new();
     let bad = edited(&files[1], |r| {
         let p = r.properties.iter_mut().find(|p| p.expectation == "always").unwrap();
@@ -151,7 +155,8 @@ fn an_always_property_with_an_example_is_refused() {
 
 #[test]
 fn a_counterexample_with_no_steps_is_refused() {
-    let files = shards(&temp_dir("no-steps"), &FAILING);
+    let dir = temp_dir("no-steps");
+    let files = shards(&dir, &FAILING);
     let (i, name) = files
         .iter()
         .enumerate()
@@ -170,7 +175,8 @@ fn a_counterexample_with_no_steps_is_refused() {
 
 #[test]
 fn an_edited_file_is_refused_by_its_digest() {
-    let files = shards(&temp_dir("digest"), &PASSING);
+    let dir = temp_dir("digest");
+    let files = shards(&dir, &PASSING);
     let text = std::fs::read_to_string(&files[1]).unwrap();
     let d = read(&files[1]).shard.unwrap().digest.expect("a shard's file has a digest");
     assert_eq!(d.len(), 64, "SHA-256 in hex: {d}");
@@ -192,7 +198,8 @@ fn an_edited_file_is_refused_by_its_digest() {
 
 #[test]
 fn a_correct_merge_exits_0_with_the_single_runs_verdicts() {
-    let files = shards(&temp_dir("correct"), &PASSING);
+    let dir = temp_dir("correct");
+    let files = shards(&dir, &PASSING);
     // Read and written again with the digest recomputed, a file is the same to the merge.
     let resealed = with_shard_1(&files, &edited(&files[1], |_| {}));
     let mut single = vec!["check", "--json", "--threads", "1"];

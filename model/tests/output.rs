@@ -42,7 +42,7 @@ fn run(args: &[&str], kind: Sink) -> Output {
         .expect("run model")
 }
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::temp_dir("output", name)
 }
 
@@ -50,20 +50,21 @@ fn text(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// A three-node scenario (topology and events), and the logs its replay writes.
-fn scenario() -> (PathBuf, PathBuf, PathBuf) {
-    let dir = scratch("scenario");
+/// A three-node scenario (topology and events) written to `dir`, and the logs its replay writes.
+fn scenario(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsnapshot N3\ntick 3\n";
-    let logs = common::replay_logs(&dir, events, &[]);
+    let logs = common::replay_logs(dir, events, &[]);
     (dir.join("t.top"), dir.join("t.events"), logs)
 }
 
 /// Every command that prints something, each with a standard output that cannot be written.
 #[test]
 fn every_command_reports_an_output_failure_with_exit_4() {
-    let (top, events, logs) = scenario();
+    let dir = scratch("scenario");
+    let (top, events, logs) = scenario(&dir);
     let (top, events) = (text(&top), text(&events));
-    let shard = scratch("shard").join("shard.json");
+    let shard_dir = scratch("shard");
+    let shard = shard_dir.join("shard.json");
     let o = Command::new(env!("CARGO_BIN_EXE_model"))
         .args(["check", "--sends", "0", "--shard", "0/1", "--json"])
         .output()

@@ -4,12 +4,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
-use common::{model, stderr};
+use common::{model, stderr, Scratch};
 use serde_json::Value;
 
 fn stdout(o: &Output) -> String {
@@ -38,8 +38,8 @@ const B: &str = r#"{"process":"B","seq":0,"kind":"send","channel":"B->A","msg":"
 "#;
 
 /// Writes `two.top`, `A.jsonl` and `B.jsonl` to a fresh directory and runs `model verify` on
-/// them with `extra` arguments.
-fn verify_two(name: &str, a: &str, b: &str, extra: &[&str]) -> (Output, PathBuf) {
+/// them with `extra` arguments: the run, and the directory (removed on drop).
+fn verify_two(name: &str, a: &str, b: &str, extra: &[&str]) -> (Output, Scratch) {
     let dir = common::temp_dir("real", name);
     std::fs::write(dir.join("two.top"), TOP).unwrap();
     std::fs::write(dir.join("A.jsonl"), a).unwrap();
@@ -243,11 +243,12 @@ fn time_instead_of_seq_broadcast_markers_and_markers_without_snapshot() {
     assert!(stderr(&o).contains("B's lines mix `seq` and `time`"), "{}", stderr(&o));
 }
 
-/// The bank example's logs: 4 houses, 2,000 transfers, 5 snapshots (the runtime's).
-fn bank_logs(name: &str) -> PathBuf {
+/// The bank example's logs: 4 houses, 2,000 transfers, 5 snapshots (the runtime's), in a
+/// directory removed on drop.
+fn bank_logs(name: &str) -> Scratch {
     let dir = common::temp_dir("real", name);
     let mut w = Workload::new(Topology::complete(4).unwrap(), 2_000, 5);
-    w.trace_out = Some(dir.clone());
+    w.trace_out = Some(dir.to_path_buf());
     run(&w).unwrap_or_else(|e| panic!("the bank run fails: {e}"));
     dir
 }
@@ -292,7 +293,6 @@ fn bank_logs_with_every_record_logged_before_its_marker_receipt_verify() {
     let o = verify_dir(&dir, &BANK, &[]);
     assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).ends_with("verdict: all 5 snapshots hold\n"), "{}", stdout(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -332,7 +332,6 @@ fn a_log_cut_short_mid_line_still_judges_the_snapshots_completed_before() {
     assert_eq!(exit(&o), Some(3), "{out}{}", stderr(&o));
     assert!(out.contains("P3 has no events in the logs: its log is missing or empty"), "{out}");
     assert!(out.contains("that P3's log never sends: P3's log is incomplete (it has no events)"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `python3 examples/python/snapshot.py`: an implementation nobody here wrote in Rust.

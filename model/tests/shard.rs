@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use chandy_lamport::apps::bank::Bank;
@@ -199,10 +199,8 @@ fn a_bounded_split_check_is_undecided_like_the_single_run() {
 
 // The command.
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-shard-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> common::Scratch {
+    common::temp_dir("shard", name)
 }
 
 const SMALL: [&str; 6] = ["--procs", "3", "--sends", "1", "--variant", "late-record"];

@@ -9,24 +9,24 @@ use std::process::Output;
 
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
-use common::{model, replay_logs, stderr};
+use common::{model, replay_logs, stderr, Scratch};
 use serde_json::Value;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+fn temp_dir(name: &str) -> Scratch {
     common::temp_dir("verify", name)
 }
 
 /// The acceptance run: 4 houses, 2,000 transfers, 5 snapshots, written with `trace_out` (what
 /// `cargo run --release --example bank -- --procs 4 --transfers 2000 --snapshots 5 --trace-out
-/// DIR` does).
-fn bank_logs(name: &str) -> PathBuf {
+/// DIR` does), in a directory removed on drop.
+fn bank_logs(name: &str) -> Scratch {
     let dir = temp_dir(name);
     let mut w = Workload::new(Topology::complete(4).unwrap(), 2_000, 5);
-    w.trace_out = Some(dir.clone());
+    w.trace_out = Some(dir.to_path_buf());
     run(&w).unwrap_or_else(|e| panic!("the bank run fails: {e}"));
     dir
 }
@@ -94,7 +94,6 @@ fn the_bank_runs_logs_hold_and_exit_0() {
     assert_eq!(json["snapshots"].as_array().unwrap().len(), 5);
     assert!(json["snapshots"].as_array().unwrap().iter().all(|s| s["holds"] == true));
     assert_eq!(json["files"].as_array().unwrap().len(), 4);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -129,7 +128,6 @@ fn a_deleted_pre_cut_receipt_is_a_violation_naming_its_send() {
     let next = format!("event at {}:{}", log(&dir, p).display(), at + 1);
     assert!(out.contains(&next), "expected {next:?} in {out}");
     assert!(out.contains("verdict: 5 of 5 snapshots violate the theorem"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -157,7 +155,6 @@ fn an_edited_recorded_state_is_a_violation_naming_the_record() {
     assert!(out.contains(&record), "expected {record:?} in {out}");
     assert!(out.contains("(c) recorded state reachable from start"), "{out}");
     assert!(out.contains("verdict: 1 of 5 snapshots violates the theorem (snapshot 2)"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -179,7 +176,6 @@ fn a_channel_record_never_closed_is_a_violation() {
     let initiated = lines(&path).iter().any(|e| is(e, "record") && e["snapshot"] == 1 && e["initiated"] == true);
     assert!(initiated || out.contains("P0 records for snapshot 1 as caused by a marker (\"initiated\": false), but no marker of snapshot 1 reached it before"), "{out}");
     assert!(out.contains("snapshot 0: holds"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Replaces line `line` (1-based) of `P{p}.jsonl` with `text` and expects exit 2 with
@@ -228,7 +224,6 @@ fn bad_logs_exit_2_naming_file_and_line() {
     let gap =
         format!("{}:{}: P1's seq jumps to {}: seq {receipt} is missing", path.display(), receipt + 1, receipt + 1);
     assert!(stderr(&o).contains(&gap), "expected {gap:?} in {}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -265,7 +260,6 @@ fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
     assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
     let expected = format!("{}, /dev/null: no event in the logs: there is no run to verify", p("A.jsonl"));
     assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -301,7 +295,6 @@ fn an_unfinished_snapshot_and_a_wrong_logged_state_exit_1() {
     assert!(out.contains("run: INCONSISTENT\n  - logged states: A logged state {\"jars\":4,\"sold\":0}, but its transitions from the initial state give {\"jars\":3,\"sold\":0}"), "{out}");
     assert!(out.contains(&format!("event at {}:1", p("A.jsonl"))), "{out}");
     assert!(out.ends_with("verdict: the snapshot violates the theorem (snapshot 0); the run is inconsistent: a logged state is not what the transitions produce\n"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -345,7 +338,6 @@ fn replay_writes_logs_that_verify() {
     ]);
     assert_eq!(exit(&o), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--trace-out: cannot write /proc/no-such-dir"), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 22's blow-up: three processes' logs checked against a 300-process topology give a page
@@ -387,7 +379,6 @@ fn damage_is_capped_with_a_count_of_the_rest() {
     let json: Value = serde_json::from_slice(&model(&args).stdout).unwrap();
     assert_eq!((json["damage"].as_array().unwrap().len(), json["more_damage"].as_u64()), (25, Some(272)));
     assert_eq!((json["snapshots"][0]["judged"].as_bool(), json["exit_code"].as_u64()), (Some(false), Some(3)));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 22's misleading messages: each now names the file, the line and what is wrong.
@@ -426,5 +417,4 @@ fn hostile_logs_are_refused_with_messages_that_name_the_field_and_line() {
     assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
     let twice = format!("{a}: the same file is given twice (also as {a})", a = p("A.jsonl"));
     assert!(stderr(&o).contains(&twice), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 fn bank_texts(name: &str, transfers: usize, snapshots: usize) -> Vec<(String, String)> {
     let dir = common::temp_dir("stream", name);
     let mut w = Workload::new(Topology::complete(4).unwrap(), transfers, snapshots);
-    w.trace_out = Some(dir.clone());
+    w.trace_out = Some(dir.to_path_buf());
     w.seed = 7;
     run(&w).unwrap_or_else(|e| panic!("the bank run fails: {e}"));
     let texts = (0..4)
@@ -30,7 +30,6 @@ fn bank_texts(name: &str, transfers: usize, snapshots: usize) -> Vec<(String, St
             (file, text)
         })
         .collect();
-    std::fs::remove_dir_all(&dir).unwrap();
     texts
 }
 
@@ -369,7 +368,6 @@ fn files_are_read_in_chunks_whatever_their_line_ends_and_blank_lines() {
     let o = verify_by(&t, banks(), Source::Files(&paths), &Mode::interpreted(), Reader::Stream, &mut Ticker::silent());
     let e = o.expect_err("not UTF-8");
     assert!(format!("{e:#}").ends_with("not UTF-8 text: JSON lines are UTF-8"), "{e:#}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -402,5 +400,4 @@ fn logs_read_from_pipes_are_read_once_by_the_whole_reader() {
     assert_eq!((by_pipe.events, &by_pipe.snapshots), (by_text.events, &by_text.snapshots));
     assert_eq!(messages(&by_pipe), messages(&by_text));
     assert_eq!(by_pipe.run[0].at, [format!("event at {}:1", paths[0].display())]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -76,21 +76,36 @@ pub fn bad_input(args: &[&str], message: &str) {
     assert!(stderr(&o).contains(message), "{args:?}: expected {message:?} in {}", stderr(&o));
 }
 
-/// A fresh, empty directory for one test: `model-PREFIX-<pid>-NAME` in the temporary directory.
-pub fn temp_dir(prefix: &str, name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-{prefix}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A test's temporary directory, or a file alone in one: derefs to its path; the directory and
+/// everything in it are removed on drop.
+#[must_use = "the directory is removed when this is dropped"]
+pub struct Scratch {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
 }
 
-/// A file holding `text` in this test binary's directory `model-PREFIX-<pid>`.
-pub fn temp_file(prefix: &str, name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("model-{prefix}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// A fresh, empty directory `model-PREFIX-NAME-<random>` in the temporary directory, removed
+/// (with its contents) on drop.
+pub fn temp_dir(prefix: &str, name: &str) -> Scratch {
+    let dir = tempfile::Builder::new().prefix(&format!("model-{prefix}-{name}-")).tempdir().unwrap();
+    Scratch { path: dir.path().to_path_buf(), _dir: dir }
+}
+
+/// A file `NAME` holding `text`, alone in a fresh directory `model-PREFIX-NAME-<random>`; the
+/// file's path, removed with its directory on drop.
+pub fn temp_file(prefix: &str, name: &str, text: &str) -> Scratch {
+    let mut file = temp_dir(prefix, name);
+    file.path.push(name);
+    std::fs::write(&file.path, text).unwrap();
+    file
 }
 
 /// The course scenario suite (`COS418_DATA`, or `../shared/cos418` beside the workspace).

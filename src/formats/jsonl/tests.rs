@@ -314,8 +314,8 @@ fn a_byte_order_mark_is_no_part_of_the_first_line() {
 
 #[test]
 fn files_given_twice_and_text_that_is_not_utf8_are_refused() {
-    let dir = std::env::temp_dir().join(format!("jsonl-unit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("jsonl-unit-").tempdir().unwrap();
+    let dir = scratch.path();
     let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
     std::fs::write(&a, P0).unwrap();
     let mut bytes = P1.as_bytes().to_vec();
@@ -332,7 +332,6 @@ fn files_given_twice_and_text_that_is_not_utf8_are_refused() {
         (e.file, e.line, *e.problem),
         (again.display().to_string(), 0, LogProblem::GivenTwice(a.display().to_string()))
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
