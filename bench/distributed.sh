@@ -9,7 +9,8 @@
 # usage: bench/distributed.sh [K ...]     (default K: 2 3; K=3 takes about 3 minutes a round)
 # env: CARGO_TARGET_DIR; REPEAT (default 3): rounds, each running every configuration once in turn
 #      (so that the machine's drift falls on all of them alike); a configuration's figures are the
-#      median of its rounds (wall, CPU: user and system), its memory the largest; NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
+#      median of its rounds (wall, CPU: user and system), its memory the largest;
+#      NET_GBPS (default 10: bytes per second each rank can send, in Gb/s),
 #      NET_LATENCY_US (default 20) and NET_PER_RANK_US (default 1): the modelled cost of one
 #      collective operation, latency + per-rank term times N; NET_MESSAGE_US (default 2): the work
 #      a message costs its sender and its receiver, each.
@@ -49,17 +50,17 @@ repeat=${REPEAT:-3}
 for k in "${ks[@]}"; do
     args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties basic --initiators 0 --json)
     for round in $(seq "$repeat"); do
-    for run in "single 1" "single 2" "mpi 1" "mpi 2" "disk 2"; do
-        read -r kind n <<<"$run"
-        if [ "$kind" = single ]; then
-            cmd=("$model" "${args[@]}" --threads "$n")
-        else
-            cmd=(mpirun --oversubscribe --bind-to none -np "$n" "$model" "${args[@]}" --distributed)
-            [ "$kind" = mpi ] || cmd+=(--rank-memory 0)
-        fi
-        M_ERR=$tmp/err measure "$tmp/out" "${cmd[@]}" || die "measuring ${cmd[*]} failed"
-        [ "$M_RC" = 0 ] || die "${cmd[*]} exited with $M_RC:" "$tmp/err"
-        python3 - "$tmp/out" "$k" "$kind" "$n" "$M_WALL" "$M_MEM" "$M_OTHERS" "$M_USER" "$M_SYS" "$M_CPU" "$round" >>"$rows" <<'EOF' || die "${cmd[*]}: not ok or not exhaustive:" "$tmp/out"
+        for run in "single 1" "single 2" "mpi 1" "mpi 2" "disk 2"; do
+            read -r kind n <<<"$run"
+            if [ "$kind" = single ]; then
+                cmd=("$model" "${args[@]}" --threads "$n")
+            else
+                cmd=(mpirun --oversubscribe --bind-to none -np "$n" "$model" "${args[@]}" --distributed)
+                [ "$kind" = mpi ] || cmd+=(--rank-memory 0)
+            fi
+            M_ERR=$tmp/err measure "$tmp/out" "${cmd[@]}" || die "measuring ${cmd[*]} failed"
+            [ "$M_RC" = 0 ] || die "${cmd[*]} exited with $M_RC:" "$tmp/err"
+            python3 - "$tmp/out" "$k" "$kind" "$n" "$M_WALL" "$M_MEM" "$M_OTHERS" "$M_USER" "$M_SYS" "$M_CPU" "$round" >>"$rows" <<'EOF' || die "${cmd[*]}: not ok or not exhaustive:" "$tmp/out"
 import json, sys
 out, k, kind, n, wall, mem, others, user, sys_s, cpu, round_ = sys.argv[1:]
 r = json.load(open(out))
@@ -69,7 +70,7 @@ print(json.dumps({"k": int(k), "kind": kind, "n": int(n), "round": int(round_), 
                   "states": r["states"], "levels": r["max_depth"] + 1, "wall": float(wall), "mem_kb": int(mem),
                   "others": others, "user": float(user), "sys": float(sys_s), "cpu": float(cpu), **d}))
 EOF
-    done
+        done
     done
 done
 python3 - "$rows" <<'EOF'

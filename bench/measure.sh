@@ -12,9 +12,8 @@
 #   M_USER, M_SYS  user and system CPU seconds of CMD and the children it waited for (time's %U, %S)
 #   M_CPU     CMD's CPU seconds: the larger of M_USER+M_SYS and treepss.py's sum over the process tree
 #   M_OTHERS  CPU cores used by everything else during the run: (busy time of all cores from /proc/stat
-#             minus CMD's own user+system time, the larger of time's %U+%S and treepss.py's sum over
-#             the process tree, which counts forked workers that are not waited for) / wall; 0 on a quiet
-#             machine, up to 2 on 2 cores; na under 1 s
+#             minus M_CPU, which counts through treepss.py forked workers that are not waited for)
+#             / wall; 0 on a quiet machine, up to 2 on 2 cores; na under 1 s
 # M_MEM is max(M_RSS, M_PSS): the figure to compare (a multi-process tool is not under-counted).
 
 _measure_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
