@@ -2,7 +2,8 @@
 # `model check --distributed` under mpirun (np = 1, 2) beside the single-process depth-first engine
 # (--threads 1, 2), and np 2 with every breadth-first level kept on disk (--rank-memory 0), on the
 # reference configuration in basic mode (3 houses, complete graph, 2 jars
-# each, at most K transfers each, house 0 initiates one snapshot), all measured in this one run on
+# each, at most K transfers each, house 0 initiates one snapshot; PROPERTIES=full: check's default
+# mode, as `model check --sends K` runs), all measured in this one run on
 # this machine; then a *model* of the expected scaling at N = 16 ... 1024 ranks from the measured
 # per-state costs (not a measurement: its network figures are assumptions, printed with it) and
 # from what crosses between the ranks at more ranks: measured once on the largest K with N ranks on
@@ -17,7 +18,8 @@
 #      NET_LATENCY_US (default 20) and NET_PER_RANK_US (default 1): the modelled cost of one
 #      collective operation, latency + per-rank term times N; NET_MESSAGE_US (default 2): the work
 #      a message costs its sender and its receiver, each; TRAFFIC_NP (default "4 8 16"): the numbers
-#      of ranks, each over 2, whose traffic is measured once on the largest K for the model.
+#      of ranks, each over 2, whose traffic is measured once on the largest K for the model;
+#      PROPERTIES (default basic): the mode checked.
 # For each run: unique states (each must equal the single run's, or the script stops), wall
 # seconds, peak memory (max of the largest process's peak RSS and the sampled peak Pss of the
 # whole process tree, so every rank counts), the cores other processes used meanwhile; for the
@@ -46,7 +48,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 die() { echo "bench/distributed.sh: $1" >&2; [ -z "${2:-}" ] || cat "$2" >&2; exit 1; }
 
-echo "distributed on $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), model $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+properties=${PROPERTIES:-basic}
+case "$properties" in basic|full|literal) ;; *) echo "PROPERTIES must be basic, full or literal: $properties" >&2; exit 2 ;; esac
+echo "distributed ($properties mode) on $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), model $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 rows=$tmp/rows
 : >"$rows"
 repeat=${REPEAT:-3}
@@ -57,7 +61,7 @@ for n in "${traffic_np[@]}"; do
 done
 largest=$(printf '%s\n' "${ks[@]}" | sort -n | tail -1)
 for k in "${ks[@]}"; do
-    args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties basic --initiators 0 --json)
+    args=(check --procs 3 --topology complete --tokens 2 --sends "$k" --properties "$properties" --initiators 0 --json)
     # The rounds, each running every configuration once in turn; then, on the largest K, the
     # traffic at more ranks (once each).
     runs=()
