@@ -16,8 +16,9 @@ use model::model::state::State;
 use model::{ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};
 use stateright::Model;
 
-/// Per configuration: states visited; steps taken in place; steps left to be built.
-fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
+/// Per configuration: states visited; steps taken in place; steps left to be built; whether
+/// its steps counted tallies.
+fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize, bool) {
     let m = ChandyLamport::<A>::new(cfg.resolve().expect("valid configuration"));
     let mut seen = HashSet::new();
     let mut stack: Vec<State<A>> = m.init_states();
@@ -47,6 +48,11 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
         }
         for (k, a) in actions.drain(..).enumerate() {
             let next = m.next_state(&s, a);
+            if m.pure_steps() {
+                // Built again (as the distributed search may): the same successor, nothing counted.
+                let counted = m.tallies();
+                assert!(m.next_state(&s, a) == next && m.tallies() == counted, "{cfg:?} {a:?}: not pure");
+            }
             let alone = digest.map(|d| m.probe(&mut s, d, &a));
             if let Some(alone) = &alone {
                 assert_eq!(said(alone), said(&all[k]), "{cfg:?} {a:?}: probed with the others");
@@ -72,7 +78,11 @@ fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize) {
             }
         }
     }
-    (states, in_place, built)
+    // Steps that count tallies are not pure; Chandy–Lamport's are.
+    let counted = m.tallies() != Default::default();
+    assert!(!(counted && m.pure_steps()), "{cfg:?}: its steps count tallies");
+    assert_eq!(m.pure_steps(), cfg.algorithm == Algorithm::ChandyLamport, "{cfg:?}");
+    (states, in_place, built, counted)
 }
 
 /// What a probe said, comparable.
@@ -95,7 +105,7 @@ fn small(mode: Mode, variant: Variant, algorithm: Algorithm) -> Config {
 
 #[test]
 fn a_step_in_place_is_the_built_step_and_is_undone_exactly() {
-    let (mut configs, mut in_place, mut built) = (0, 0, 0);
+    let (mut configs, mut in_place, mut built, mut counting) = (0, 0, 0, 0);
     for mode in [Mode::Basic, Mode::Full, Mode::Literal] {
         for variant in Variant::ALL {
             for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
@@ -103,26 +113,29 @@ fn a_step_in_place_is_the_built_step_and_is_undone_exactly() {
                 if cfg.resolve().is_err() {
                     continue;
                 }
-                let (s, i, b) = walk::<Bank>(&cfg, 1500);
+                let (s, i, b, counted) = walk::<Bank>(&cfg, 1500);
                 assert!(s > 1, "{cfg:?}");
                 configs += 1;
+                counting += usize::from(counted);
                 in_place += i;
                 built += b;
             }
         }
     }
-    let (_, i, _) = walk::<Orders>(&small(Mode::Basic, Variant::None, Algorithm::ChandyLamport), 3000);
+    let (_, i, _, _) = walk::<Orders>(&small(Mode::Basic, Variant::None, Algorithm::ChandyLamport), 3000);
     assert!(i > 0);
     assert!(configs >= 60, "only {configs} configurations resolved");
     // Chandy–Lamport in basic mode steps in place; full mode (ghost data), literal mode and the
     // coordinator's algorithms build every successor.
     assert!(in_place > 50_000 && built > 50_000, "{in_place} in place, {built} built");
+    // Some configurations' steps counted tallies (checkpoints stored): those are not pure.
+    assert!(counting > 0, "no configuration counted tallies");
 }
 
 #[test]
 fn the_stream_job_s_steps_in_place_too() {
     let cfg = Config { internal: true, ..small(Mode::Basic, Variant::None, Algorithm::ChandyLamport) };
-    let (_, i, _) = walk::<chandy_lamport::apps::stream::Stream>(&cfg, 3000);
+    let (_, i, _, _) = walk::<chandy_lamport::apps::stream::Stream>(&cfg, 3000);
     assert!(i > 1000, "{i} steps in place");
 }
 

@@ -30,6 +30,13 @@ pub trait InPlace: Model {
         Probe::Build
     }
 
+    /// Whether building a successor (`next_state`) has no effect but the state it returns, so
+    /// that a search may build one again rather than keep it. The default, `false`, makes the
+    /// distributed search keep a successor it built for its fingerprint until its owner answers.
+    fn pure_steps(&self) -> bool {
+        false
+    }
+
     /// [`InPlace::probe`] of each of `actions` in turn, what each said appended to `out` in order.
     fn probe_all(&self, state: &mut Self::State, digest: u64, actions: &[Self::Action], out: &mut Vec<Probe>) {
         out.extend(actions.iter().map(|a| self.probe(state, digest, a)));

@@ -63,4 +63,8 @@ impl<A: Spec> InPlace for ChandyLamport<A> {
     fn probe_all(&self, state: &mut State<A>, digest: u64, actions: &[Act<A>], out: &mut Vec<Probe>) {
         self.probe_all_in_place(state, digest, actions, out)
     }
+
+    fn pure_steps(&self) -> bool {
+        self.steps_are_pure()
+    }
 }

@@ -264,6 +264,12 @@ impl<A: Spec> ChandyLamport<A> {
         }
     }
 
+    /// Whether a step has no effect but its successor (and the properties' latches, set once):
+    /// only the barrier algorithms' steps count [`Tallies`].
+    pub fn steps_are_pure(&self) -> bool {
+        self.cfg.algorithm == Algorithm::ChandyLamport
+    }
+
     fn tally(&self, which: Tally) {
         self.tallies[which as usize].fetch_add(1, Ordering::Relaxed);
     }
