@@ -1115,14 +1115,13 @@ mod tests {
     }
 
     /// Steps of 1 or 2 from 0 up to 60, counting every successor built in `builds`; its steps
-    /// are pure if `pure` says so.
+    /// are said pure if `PURE`, and nothing is said (the default) if not.
     #[derive(Clone, Copy)]
-    struct Steps {
+    struct Steps<const PURE: bool> {
         builds: &'static std::sync::atomic::AtomicUsize,
-        pure: bool,
     }
 
-    impl Model for Steps {
+    impl<const PURE: bool> Model for Steps<PURE> {
         type State = u32;
         type Action = u32;
         fn init_states(&self) -> Vec<u32> {
@@ -1142,13 +1141,15 @@ mod tests {
         }
     }
 
-    impl InPlace for Steps {
+    impl InPlace for Steps<false> {}
+
+    impl InPlace for Steps<true> {
         fn pure_steps(&self) -> bool {
-            self.pure
+            true
         }
     }
 
-    impl Wire for Steps {
+    impl<const PURE: bool> Wire for Steps<PURE> {
         fn encode(&self, s: &u32, out: &mut Vec<u8>) {
             encode_u32(s, out);
         }
@@ -1158,22 +1159,21 @@ mod tests {
     }
 
     #[test]
-    fn a_successor_is_built_again_only_where_steps_are_pure() {
+    fn a_successor_is_built_again_only_where_steps_are_said_pure() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static KEPT: AtomicUsize = AtomicUsize::new(0);
         static AGAIN: AtomicUsize = AtomicUsize::new(0);
-        for (builds, pure) in [(&KEPT, false), (&AGAIN, true)] {
-            let o = &on_ranks(3, Steps { builds, pure })[0];
+        let kept = &on_ranks(3, Steps::<false> { builds: &KEPT })[0];
+        let again = &on_ranks(3, Steps::<true> { builds: &AGAIN })[0];
+        for o in [kept, again] {
             assert_eq!((o.unique, o.states), (62, 1 + 2 * 60));
-            let (built, generated) = (builds.load(Ordering::Relaxed), o.states - 1);
-            if pure {
-                // The successors told new by another owner, built again.
-                assert!(built > generated && built < generated + o.unique, "{built} built, {generated} generated");
-            } else {
-                // Each successor built once, and kept until its answer.
-                assert_eq!(built, generated);
-            }
         }
+        let generated = kept.states - 1;
+        // Nothing said: each successor built once, and kept until its answer.
+        assert_eq!(KEPT.load(Ordering::Relaxed), generated);
+        // Said pure: the successors told new by another owner built again.
+        let built = AGAIN.load(Ordering::Relaxed);
+        assert!(built > generated && built < generated + again.unique, "{built} built, {generated} generated");
     }
 
     thread_local! {
