@@ -148,7 +148,6 @@ for t in traffic:
         sys.exit(f"K={k}: {t['n']} ranks found {t['unique']:,} unique states, the single run {U:,}")
 c1 = m1["wall"] / U                                 # seconds per unique state on one rank (np 1)
 f2 = m2["fingerprints_sent"] / U                    # fingerprints sent per unique state at np 2
-v2 = m2["states_sent"] / U                          # states moved (to even out levels) per unique state at np 2
 # what np 2 cost beyond np 1's work shared in two, put on the fingerprints sent (asking, answering,
 # building the successors an owner said were new, moving states, waiting at the exchanges)
 r = max(0.0, (2 * m2["wall"] - m1["wall"]) / max(m2["fingerprints_sent"], 1))
