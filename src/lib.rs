@@ -95,13 +95,14 @@
 //! To model-check an application, implement [`apps::spec::Spec`] and hand it to the `model` crate's
 //! `ChandyLamport<A>`: `model/examples/gossip.rs` does it in one file
 //! (`cargo run --release -p model --example gossip`). To check another implementation's logs,
-//! see [`formats::jsonl`] and `model verify`.
+//! see [`logs`] and `model verify`.
 
 #![deny(missing_docs)]
 
 pub mod apps;
 pub mod check;
 pub mod formats;
+pub mod logs;
 pub mod protocol;
 pub mod runtime;
 pub mod sim;

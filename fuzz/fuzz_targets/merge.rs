@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use model::cli::shards::{merge, seal};
+use model::check::shards::{merge, seal};
 use model::CheckResult;
 
 fuzz_target!(|text: &str| {

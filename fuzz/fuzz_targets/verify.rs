@@ -10,15 +10,15 @@ use chandy_lamport::apps::spec::{too_many_tokens, Spec};
 use chandy_lamport::formats::jsonl::{LogApp, Source};
 use chandy_lamport::formats::top::TopFile;
 use libfuzzer_sys::fuzz_target;
-use model::cli::verify::{print_outcome, verify_by, verify_texts, Mode, Reader, Ticker};
+use chandy_lamport::logs::text::print_outcome;
+use chandy_lamport::logs::{judge_logs, judge_texts, Mode, Reader};
 
 fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A>) {
-    let whole =
-        verify_by(&top.topology, initial.clone(), Source::Texts(texts), mode, Reader::Whole, &mut Ticker::silent());
-    let outcome = verify_texts(&top.topology, initial, texts, mode);
+    let whole = judge_logs(&top.topology, initial.clone(), Source::Texts(texts), mode, Reader::Whole, &mut ());
+    let outcome = judge_texts(&top.topology, initial, texts, mode);
     match (&outcome, &whole) {
         (Ok(one), Ok(whole)) => assert_eq!(one, whole, "the one pass and the whole reader differ"),
-        (Err(one), Err(whole)) => assert_eq!(format!("{one:#}"), format!("{whole:#}")),
+        (Err(one), Err(whole)) => assert_eq!(one.to_string(), whole.to_string()),
         _ => panic!(
             "the one pass and the whole reader differ: {:?} / {:?}",
             outcome.as_ref().map(|o| &o.summary),

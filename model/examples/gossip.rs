@@ -114,6 +114,6 @@ fn main() -> ExitCode {
     };
     let result = check_gossip(variant);
     let mut out = std::io::stdout();
-    model::cli::report::print_table(&result, &mut out).expect("stdout");
+    model::check::print_table(&result, &mut out).expect("stdout");
     ExitCode::from(result.exit_code)
 }

@@ -4,18 +4,19 @@
 //! The modules, lowest floor first (a module uses only its own floor's and lower ones):
 //! [`engine`] (a generic depth-first search over any stateright model), [`model`] (the model and
 //! its properties), [`reduce`] (partial-order and symmetry reduction), [`explorer`] (the state
-//! graph stateright walks, and the space-time diagram) and [`cli`] (the command).
+//! graph stateright walks, and the space-time diagram), [`check`] (a check's settings, run,
+//! result, report and the merge of shards) and [`cli`] (the command: flags, printing, exit
+//! codes).
 
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod explorer;
 pub mod model;
 pub mod reduce;
 
-pub use cli::options::{CheckOptions, Strategy};
-pub use cli::report::{CheckResult, Verdict};
-pub use cli::run::check;
+pub use check::{check, CheckOptions, CheckResult, Strategy, Verdict};
 pub use model::config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
 pub use model::system::{Action, ChandyLamport};

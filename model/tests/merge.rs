@@ -3,7 +3,7 @@
 //! that disagree on the split, a shard whose roots or counts are impossible, an exit code or a
 //! verdict its properties contradict, a discovery with no steps, and a file edited after the
 //! shard wrote it (its digest). Each bad file is a real shard's file, edited; those meant to be
-//! consistent but wrong get their digest recomputed (`model::cli::shards::seal`), so that the
+//! consistent but wrong get their digest recomputed (`model::check::shards::seal`), so that the
 //! check at fault, not the digest, refuses them.
 
 mod common;
@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::{model, stderr};
-use model::cli::shards::{digest, seal};
+use model::check::shards::{digest, seal};
 use model::{CheckResult, Verdict};
 
 fn temp_dir(name: &str) -> common::Scratch {

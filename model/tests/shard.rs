@@ -13,7 +13,7 @@ use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{bad_input, config, model, stderr, verdicts};
-use model::cli::shards::merge;
+use model::check::shards::merge;
 use model::engine::dfs::Limits;
 use model::engine::shard::{split, ShardSpec};
 use model::model::properties::ACCEPTS;

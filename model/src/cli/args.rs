@@ -9,9 +9,9 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{Algorithm, Variant};
 use clap::{Args, Parser, Subcommand};
 
-use super::options::Strategy;
 use super::output::note;
 use super::verify;
+use crate::check::options::Strategy;
 use crate::engine::shard::ShardSpec;
 use crate::model::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
 use crate::model::system::ChandyLamport;

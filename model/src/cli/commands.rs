@@ -19,12 +19,12 @@ use clap::Parser;
 use stateright::Model;
 
 use super::args::{CheckerArgs, Cli, Command, ModelArgs, SYMMETRY_MAX_HOUSES};
-use super::options::{CheckOptions, Strategy};
 use super::output::{is_output_failure, note, to_stdout, EXIT_OUTPUT};
-use super::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
-use super::run::check;
-use super::shards::merge;
 use super::verify;
+use crate::check::options::{CheckOptions, Strategy};
+use crate::check::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
+use crate::check::run::check;
+use crate::check::shards::merge;
 use crate::model::system::ChandyLamport;
 use crate::reduce::symmetry::POR_WITH_SYMMETRY;
 

@@ -145,7 +145,7 @@ pub fn run_distributed<A: Spec>(config: &Config, ranks: usize, opts: &CheckOptio
             let (resolved, opts) = (resolved.clone(), opts.clone());
             std::thread::spawn(move || {
                 let model = ChandyLamport::<A>::new(resolved);
-                model::cli::run::check_distributed(model, &CheckOptions { threads: 1, ..opts }, &r, None)
+                model::check::check_distributed(model, &CheckOptions { threads: 1, ..opts }, &r, None)
                     .expect("options fit the model")
             })
         })

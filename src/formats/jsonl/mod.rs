@@ -89,7 +89,6 @@
 mod claims;
 mod line;
 mod logs;
-mod onepass;
 mod parsed;
 mod read;
 mod stream;
@@ -99,6 +98,7 @@ mod write;
 
 pub use line::{Kind, Line, Location, LogApp, LogId};
 pub use logs::{Anomaly, Claim, Damage, LogError, LogProblem, Logs, States};
-pub use onepass::{judge_in_one_pass, Clean, Conserved, NotClean, Progress, Source};
 pub use read::{parse_logs, read_logs};
+pub(crate) use stream::{Ev, EvBody, Id, Reader as EventReader};
+pub use stream::{NotClean, Source};
 pub use write::{write_logs, WriteError};

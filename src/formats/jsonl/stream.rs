@@ -3,7 +3,7 @@
 //! has been read and not yet taken. What this reader does not handle in one pass (a line that is
 //! not a valid event, `time` instead of `seq`, a loss, a gap, a file given twice, a pipe) stops it with
 //! [`NotClean`]: the whole reader ([`super::read_logs`]) then reads the logs and words the
-//! problem.
+//! problem. The one-pass judge (`crate::logs`) takes the events this reader hands out.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -42,7 +42,7 @@ impl fmt::Display for NotClean {
 /// A message id: `m{P}.{N}` (what this crate's drivers write: `P` the sender's index, `N` its
 /// send's number), kept as numbers; any other spelling as it is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Id {
+pub(crate) enum Id {
     Made(u16, u64),
     Other(Box<str>),
 }
@@ -111,13 +111,13 @@ struct LineRef<'a, M, S, A> {
 }
 
 /// One event, checked and resolved against the topology.
-pub(super) struct Ev<A: Application> {
-    pub(super) body: EvBody<A>,
+pub(crate) struct Ev<A: Application> {
+    pub(crate) body: EvBody<A>,
     /// The state logged with it.
-    pub(super) state: Option<A>,
+    pub(crate) state: Option<A>,
 }
 
-pub(super) enum EvBody<A: Application> {
+pub(crate) enum EvBody<A: Application> {
     Send { channel: ChannelId, id: Id, payload: A::Msg },
     Receive { channel: ChannelId, id: Id },
     Internal { step: A::Step },
@@ -267,7 +267,7 @@ struct Feed<A: Application> {
 }
 
 /// Every process's events, read from the sources as they are asked for.
-pub(super) struct Reader<'a, 't, A: LogApp> {
+pub(crate) struct Reader<'a, 't, A: LogApp> {
     names: Names<'t>,
     states: &'a States<A>,
     sources: Vec<Lines<'a>>,
@@ -277,7 +277,7 @@ pub(super) struct Reader<'a, 't, A: LogApp> {
 }
 
 impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
-    pub(super) fn new(topology: &'t Topology, source: Source<'a>, states: &'a States<A>) -> Result<Self, NotClean> {
+    pub(crate) fn new(topology: &'t Topology, source: Source<'a>, states: &'a States<A>) -> Result<Self, NotClean> {
         let sources: Vec<Lines<'a>> = match source {
             Source::Files(files) => {
                 // A pipe can be read only once: by the whole reader, which keeps what it reads.
@@ -369,7 +369,7 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
 
     /// Reads until process `p` has at least `n` events ready; false when its events end first.
     /// Its own source is read first, then the others in turn.
-    pub(super) fn fill(&mut self, p: usize, n: usize) -> Result<bool, NotClean> {
+    pub(crate) fn fill(&mut self, p: usize, n: usize) -> Result<bool, NotClean> {
         while self.feeds[p].ready.len() < n {
             match self.feeds[p].home.filter(|&s| !matches!(self.sources[s], Lines::Done)) {
                 Some(s) => {
@@ -390,12 +390,12 @@ impl<'a, 't, A: LogApp> Reader<'a, 't, A> {
     }
 
     /// Process `p`'s events ready to be taken, in its order.
-    pub(super) fn ready(&mut self, p: usize) -> &mut VecDeque<Ev<A>> {
+    pub(crate) fn ready(&mut self, p: usize) -> &mut VecDeque<Ev<A>> {
         &mut self.feeds[p].ready
     }
 
     /// Whether every source is read to its end and no event waits for a missing `seq`.
-    pub(super) fn finish(&self) -> Result<(), NotClean> {
+    pub(crate) fn finish(&self) -> Result<(), NotClean> {
         if self.sources.iter().any(|s| !matches!(s, Lines::Done)) {
             return Err(NotClean("unread lines"));
         }

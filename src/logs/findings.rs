@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use chandy_lamport::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
-pub use chandy_lamport::formats::jsonl::Conserved;
-use chandy_lamport::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
-use chandy_lamport::{Application, ChannelId, ProcessId, SnapshotId, Topology};
-
 use serde::Serialize;
+
+use super::mode::Conserved;
+use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
+use crate::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
+use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// One thing found wrong, with the log lines it concerns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

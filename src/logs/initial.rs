@@ -1,13 +1,50 @@
-//! `--initial FILE`: each process's initial state, as JSON: `{"P0": STATE, "P1": STATE, …}`.
+//! Each process's initial state, as JSON: `{"P0": STATE, "P1": STATE, …}` (`model verify
+//! --initial FILE`).
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context};
-use chandy_lamport::Topology;
 use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use thiserror::Error;
+
+use crate::protocol::Topology;
+
+/// A file of initial states refused: where (`FILE` or `FILE:LINE`) and why.
+#[derive(Debug, Error)]
+#[error("{at}: {problem}")]
+pub struct InitialError {
+    /// The file, and the line where one is to blame.
+    pub at: String,
+    /// What is wrong there.
+    pub problem: InitialProblem,
+}
+
+/// What is wrong with a file of initial states.
+#[derive(Debug, Error)]
+pub enum InitialProblem {
+    /// The file could not be read.
+    #[error("cannot read: {0}")]
+    Read(std::io::Error),
+    /// Not a JSON object of states the application reads.
+    #[error("{message} (column {column})")]
+    Json {
+        /// serde's message, without its position.
+        message: String,
+        /// The column.
+        column: usize,
+    },
+    /// A name the topology does not have.
+    #[error("unknown process {0:?} (not in the topology)")]
+    UnknownProcess(String),
+    /// A process given twice.
+    #[error("{0} is given twice")]
+    Twice(String),
+    /// Processes given no state.
+    #[error("no initial state for {}", .0.join(", "))]
+    Missing(Vec<String>),
+}
 
 /// A JSON object's entries, in file order (duplicates kept, to be refused by name).
 struct Entries<A>(Vec<(String, A)>);
@@ -41,13 +78,18 @@ fn line_of(text: &str, name: &str, nth: usize) -> usize {
 /// Reads `path`: every process of `topology` named once, with a state of the application. A
 /// state the application cannot read (a field it does not have, a wrong type) is refused
 /// naming the file and line.
-pub fn read_initial<A: DeserializeOwned>(path: &Path, topology: &Topology) -> anyhow::Result<Vec<A>> {
+pub fn read_initial<A: DeserializeOwned>(path: &Path, topology: &Topology) -> Result<Vec<A>, InitialError> {
     let file = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
+    let at = |line: Option<usize>| match line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_string(),
+    };
+    let fail = |line, problem| InitialError { at: at(line), problem };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(None, InitialProblem::Read(e)))?;
     let entries: Entries<A> = serde_json::from_str(&text).map_err(|e| {
         let message = e.to_string();
         let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-        anyhow!("{file}:{}: --initial: {message} (column {})", e.line(), e.column())
+        fail(Some(e.line()), InitialProblem::Json { message, column: e.column() })
     })?;
     let mut states: Vec<Option<A>> = (0..topology.len()).map(|_| None).collect();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -55,17 +97,15 @@ pub fn read_initial<A: DeserializeOwned>(path: &Path, topology: &Topology) -> an
         let nth = seen.entry(name.clone()).or_default();
         let line = line_of(&text, &name, *nth);
         *nth += 1;
-        let p = topology
-            .process(&name)
-            .map_err(|_| anyhow!("{file}:{line}: --initial: unknown process {name:?} (not in the topology)"))?;
+        let p = topology.process(&name).map_err(|_| fail(Some(line), InitialProblem::UnknownProcess(name.clone())))?;
         if states[p.index()].replace(state).is_some() {
-            bail!("{file}:{line}: --initial: {name} is given twice");
+            return Err(fail(Some(line), InitialProblem::Twice(name)));
         }
     }
-    let missing: Vec<&str> =
-        topology.processes().filter(|p| states[p.index()].is_none()).map(|p| topology.name(p)).collect();
+    let missing: Vec<String> =
+        topology.processes().filter(|p| states[p.index()].is_none()).map(|p| topology.name(p).to_string()).collect();
     if !missing.is_empty() {
-        bail!("{file}: --initial: no initial state for {}", missing.join(", "));
+        return Err(fail(None, InitialProblem::Missing(missing)));
     }
     Ok(states.into_iter().flatten().collect())
 }

@@ -5,7 +5,7 @@
 //!
 //! The pass decides one thing: that the logs are clean — every snapshot they mention is complete
 //! and holds, the channels are FIFO, every logged state is what the transitions produce, and no
-//! log is damaged — which is what [`super::read_logs`] and the trace checker conclude of these
+//! log is damaged — which is what [`crate::formats::jsonl::read_logs`] and the trace checker conclude of these
 //! logs. Anything else stops it with [`NotClean`], and the caller reads the logs whole to word
 //! the findings (or the error) exactly. Each condition below is one the trace checker's clauses
 //! imply for every causal order of the events, so the verdict does not depend on the order in
@@ -23,28 +23,9 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::line::LogApp;
-use super::logs::States;
-use super::stream::{Ev, EvBody, Id, Reader};
-pub use super::stream::{NotClean, Source};
-use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
-
-/// An application's conserved amount (`--app balance`): what a state holds and what a message
-/// carries. A snapshot's states and channel records must add up to the initial total.
-pub struct Conserved<A: Application> {
-    /// Held by a state.
-    pub state: fn(&A) -> i128,
-    /// Carried by a message.
-    pub msg: fn(&A::Msg) -> i128,
-}
-
-impl<A: Application> Clone for Conserved<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<A: Application> Copy for Conserved<A> {}
+use super::mode::Conserved;
+use crate::formats::jsonl::{Ev, EvBody, EventReader as Reader, Id, LogApp, NotClean, Source, States};
+use crate::protocol::{ChannelId, ProcessId, SnapshotId, Topology};
 
 /// Clean logs: the events read and the snapshots, each complete and holding.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,312 @@
+//! The one-pass judge on small logs: clean runs pass however their files are ordered, and it
+//! stops at everything the theorem or the reader refuses.
+
+use super::*;
+use crate::apps::bank::Bank;
+use crate::apps::json::{Amount, Balance, Json};
+use crate::formats::jsonl::{parse_logs, States};
+use crate::formats::jsonl::{Kind, Line, LogApp, LogId, NotClean, Source};
+use crate::protocol::{SnapshotId, Topology};
+
+fn topology() -> Topology {
+    Topology::complete(2).unwrap()
+}
+
+/// A clean run of two houses for the one pass: P0 initiates with its cart of 3 in flight; P1
+/// receives it before the marker, records on the marker, and sends its own.
+const CLEAN0: &str = r#"{"process":"P0","seq":0,"kind":"send","channel":"P0->P1","msg":7,"payload":3,"state":{"jars":7,"sold":0}}
+{"process":"P0","seq":1,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":7,"sold":0}}
+{"process":"P0","seq":2,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":4,"kind":"internal","step":2,"state":{"jars":5,"sold":2}}
+"#;
+const CLEAN1: &str = r#"{"process":"P1","seq":0,"kind":"receive","channel":"P0->P1","msg":"7","state":{"jars":13,"sold":0}}
+{"process":"P1","seq":1,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+
+/// The one pass on two houses' logs, with `amount` for balances.
+fn pass_of<A: LogApp>(texts: &[&str], initial: Vec<A>, states: &States<A>) -> Result<Clean, NotClean> {
+    let texts: Vec<(String, String)> =
+        texts.iter().enumerate().map(|(i, t)| (format!("{i}.jsonl"), t.to_string())).collect();
+    judge_in_one_pass(&topology(), &initial, Source::Texts(&texts), states, None, &mut |_| {})
+}
+
+/// Why the one pass stops on the bank's logs `p0` and `p1`.
+fn stops(p0: &str, p1: &str) -> &'static str {
+    match pass_of(&[p0, p1], vec![Bank::new(10), Bank::new(10)], &States::Interpreted) {
+        Ok(clean) => panic!("judged clean: {clean:?}"),
+        Err(NotClean(why)) => why,
+    }
+}
+
+#[test]
+fn the_one_pass_judges_a_clean_run_however_its_files_are_ordered() {
+    let banks = || vec![Bank::new(10), Bank::new(10)];
+    let clean = Clean { events: 9, snapshots: vec![SnapshotId(0)] };
+    assert_eq!(pass_of(&[CLEAN0, CLEAN1], banks(), &States::Interpreted), Ok(clean.clone()));
+    assert_eq!(pass_of(&[CLEAN1, CLEAN0], banks(), &States::Interpreted), Ok(clean.clone()));
+    // One file, P1's lines first and in reverse.
+    let reversed: String = CLEAN1.lines().rev().chain(CLEAN0.lines()).map(|l| format!("{l}\n")).collect();
+    assert_eq!(pass_of(&[&reversed], banks(), &States::Interpreted), Ok(clean.clone()));
+    // P1's record logged before the marker that caused it.
+    let record_first = CLEAN1
+        .replace(r#""seq":1,"kind":"marker-receive""#, r#""seq":2,"kind":"marker-receive""#)
+        .replace(r#""seq":2,"kind":"record""#, r#""seq":1,"kind":"record""#);
+    assert_eq!(pass_of(&[CLEAN0, &record_first], banks(), &States::Interpreted), Ok(clean.clone()));
+    // A broadcast marker-send without snapshot, and a marker receipt without it.
+    let bare = CLEAN1.replace(r#""kind":"marker-send","snapshot":0,"channel":"P1->P0""#, r#""kind":"marker-send""#);
+    let bare0 = CLEAN0.replace(r#""kind":"marker-receive","snapshot":0,"#, r#""kind":"marker-receive","#);
+    assert_eq!(pass_of(&[&bare0, &bare], banks(), &States::Interpreted), Ok(clean));
+    assert_eq!(parse_logs_events(&[&bare0, &bare]), 9);
+}
+
+fn parse_logs_events(texts: &[&str]) -> usize {
+    let texts: Vec<(String, String)> =
+        texts.iter().enumerate().map(|(i, t)| (format!("{i}.jsonl"), t.to_string())).collect();
+    let logs = parse_logs(&topology(), vec![Bank::new(10), Bank::new(10)], &texts, &States::Interpreted).unwrap();
+    assert!(logs.claims.iter().all(|c| c.snapshot.is_some() && c.anomalies.is_empty()));
+    logs.trace.events.len()
+}
+
+#[test]
+fn the_one_pass_stops_at_what_the_theorem_or_the_reader_refuses() {
+    let edit = |text: &str, from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        text.replacen(from, to, 1)
+    };
+    // (a) The cart is sent after P0 recorded and received before P1 did.
+    let late = CLEAN0.replace(r#""seq":0,"kind":"send""#, r#""seq":1,"kind":"send""#).replace(
+        r#""seq":1,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":7"#,
+        r#""seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10"#,
+    );
+    assert_eq!(stops(&late, CLEAN1), "a message crosses a cut inward");
+    // (b) The record of P1->P0 claims the cart; P1's first marker claims it.
+    let claims = edit(CLEAN0, r#""recorded":[]"#, r#""recorded":["7"]"#);
+    assert_eq!(stops(&claims, CLEAN1), "a channel record that claims other messages");
+    let first = edit(CLEAN1, r#""recorded":[]"#, r#""recorded":["7"]"#);
+    assert_eq!(stops(CLEAN0, &first), "a first marker whose record is not empty");
+    // (b) The marker sent before the record: the cart is in flight at the cut but not recorded.
+    let marker_first = CLEAN0
+        .replace(r#""seq":1,"kind":"record""#, r#""seq":2,"kind":"record""#)
+        .replace(r#""seq":2,"kind":"marker-send""#, r#""seq":1,"kind":"marker-send""#)
+        .replace(r#""seq":0,"kind":"send""#, r#""seq":9,"kind":"send""#)
+        .replace(r#""seq":4,"kind":"internal""#, r#""seq":0,"kind":"internal""#);
+    assert_ne!(stops(&marker_first, CLEAN1), "");
+    // States.
+    assert_eq!(
+        stops(&edit(CLEAN0, r#"{"jars":5,"sold":2}"#, r#"{"jars":6,"sold":2}"#), CLEAN1),
+        "a logged state the transitions do not produce"
+    );
+    assert_eq!(stops(&edit(CLEAN0, r#""step":2"#, r#""step":20"#), CLEAN1), "a step the transitions refuse");
+    assert_eq!(stops(&edit(CLEAN0, r#""payload":3"#, r#""payload":30"#), CLEAN1), "a send the transitions refuse");
+    // Records and closes.
+    let twice = format!(
+        "{CLEAN1}{}\n",
+        r#"{"process":"P1","seq":4,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":13,"sold":0}}"#
+    );
+    assert_eq!(stops(CLEAN0, &twice), "a process records twice");
+    let uncaused = r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":false,"state":{"jars":10,"sold":0}}
+{"process":"P1","seq":1,"kind":"receive","channel":"P0->P1","msg":"7","state":{"jars":13,"sold":0}}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    assert_eq!(stops(CLEAN0, uncaused), "a record caused by no marker from an initiation");
+    let unended = edit(CLEAN1, r#"{"process":"P1","seq":3,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}"#, "");
+    let unended0 = edit(
+        CLEAN0,
+        r#"{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}"#,
+        "",
+    )
+    .replace(r#""seq":4"#, r#""seq":3"#);
+    assert_eq!(stops(&unended0, &unended), "a snapshot that never completed");
+    // Ids, seq and files.
+    let again = format!(
+        "{CLEAN0}{}\n",
+        r#"{"process":"P0","seq":5,"kind":"send","channel":"P0->P1","msg":7,"payload":1,"state":{"jars":4,"sold":2}}"#
+    );
+    assert_eq!(stops(&again, CLEAN1), "a message id sent twice");
+    let made = format!(
+        "{CLEAN0}{}\n",
+        r#"{"process":"P0","seq":5,"kind":"send","channel":"P0->P1","msg":"m1.0","payload":1,"state":{"jars":4,"sold":2}}"#
+    );
+    let made1 = format!(
+        "{CLEAN1}{}\n",
+        r#"{"process":"P1","seq":4,"kind":"send","channel":"P1->P0","msg":"m1.0","payload":1,"state":{"jars":12,"sold":0}}"#
+    );
+    assert_eq!(stops(&made, &made1), "a message id sent twice");
+    assert_eq!(stops(&edit(CLEAN0, r#""seq":4"#, r#""seq":5"#), CLEAN1), "a gap in a process's seq");
+    assert_eq!(stops(&edit(CLEAN0, r#""seq":4"#, r#""seq":3"#), CLEAN1), "a seq repeated");
+    assert_eq!(stops(CLEAN0, ""), "no causal order found: a receipt waits for what is never at its channel's head");
+    assert_eq!(stops(&edit(CLEAN0, r#""seq":4,"#, r#""time":4,"#), CLEAN1), "a line without `seq`");
+    assert_eq!(stops(&edit(CLEAN0, r#""kind":"internal""#, r#""kind":"loss""#), CLEAN1), "a line that is not an event");
+    let plain = r#"{"process":"P0","seq":0,"kind":"internal","step":1,"state":{"jars":9,"sold":1}}"#;
+    assert_eq!(stops(plain, ""), "a process with no events");
+    assert_eq!(stops("", ""), "a process with no events");
+}
+
+#[test]
+fn the_one_pass_judges_opaque_states_and_totals() {
+    use crate::apps::json::{Balance, Opaque};
+    let none = || vec![Opaque::default(), Opaque::default()];
+    let blank = States::Opaque { blank: Opaque::default() };
+    assert!(pass_of(&[CLEAN0, CLEAN1], none(), &blank).is_ok());
+    // An opaque record must repeat the state its process logged last.
+    let other = CLEAN0.replace(r#""initiated":true,"state":{"jars":7"#, r#""initiated":true,"state":{"jars":8"#);
+    assert_eq!(
+        pass_of(&[&other, CLEAN1], none(), &blank),
+        Err(NotClean("a recorded state that is not the state logged last"))
+    );
+    // Balances: 10 and 10, the cart of 3 in P1's state at the cut.
+    let balance = |text: &str| {
+        text.replace(r#"{"jars":7,"sold":0}"#, "7")
+            .replace(r#"{"jars":5,"sold":2}"#, "7")
+            .replace(r#"{"jars":13,"sold":0}"#, "13")
+            .replace(r#""step":2"#, r#""step":"tick""#)
+    };
+    let (b0, b1) = (balance(CLEAN0), balance(CLEAN1));
+    let texts: Vec<(String, String)> = vec![("0".into(), b0.clone()), ("1".into(), b1.clone())];
+    let amount = Conserved::<Balance> { state: |b| i128::from(b.0), msg: |m| i128::from(m.0) };
+    let judge = |texts: &[(String, String)], initial: Vec<Balance>| {
+        judge_in_one_pass(&topology(), &initial, Source::Texts(texts), &States::Interpreted, Some(amount), &mut |_| {})
+    };
+    assert!(judge(&texts, vec![Balance(10), Balance(10)]).is_ok());
+    // Initial balances of 10 and 11 whose logged states say 10 and 10 after a step that moves
+    // nothing: the states are wrong first.
+    assert!(judge(&texts, vec![Balance(10), Balance(11)]).is_err());
+    // A total that is wrong though every state is right: an amount that is not conserved.
+    let twice =
+        Conserved::<Balance> { state: |b| if b.0 == 13 { 0 } else { i128::from(b.0) }, msg: |m| i128::from(m.0) };
+    let wrong = judge_in_one_pass(
+        &topology(),
+        &[Balance(10), Balance(10)],
+        Source::Texts(&texts),
+        &States::Interpreted,
+        Some(twice),
+        &mut |_| {},
+    );
+    assert_eq!(wrong, Err(NotClean("a recorded total that is not the initial total")));
+}
+
+#[test]
+fn the_one_pass_tells_ids_apart_as_the_logs_spell_them() {
+    let banks = || vec![Bank::new(10), Bank::new(10)];
+    let spelled = |sent: &str, received: &str| {
+        let p0 = CLEAN0.replace(r#""msg":7"#, &format!(r#""msg":"{sent}""#));
+        let p1 = CLEAN1.replace(r#""msg":"7""#, &format!(r#""msg":"{received}""#));
+        pass_of(&[&p0, &p1], banks(), &States::Interpreted)
+    };
+    // P0's first send, as this crate's drivers name it, and other spellings of ids.
+    for id in ["m0.0", "m1.0", "m0.7", "m00.0", "m0.00", "m0.", "m.0", "m0.0.0", "m99999.0", "0"] {
+        assert!(spelled(id, id).is_ok(), "{id}");
+    }
+    // Spellings that are not the same id.
+    for (sent, received) in
+        [("m0.0", "m0.00"), ("m0.00", "m0.0"), ("m00.0", "m0.0"), ("m0.0", "m0.0 "), ("m1.0", "m0.0")]
+    {
+        assert!(spelled(sent, received).is_err(), "{sent} received as {received}");
+    }
+}
+
+/// A line of the balance application's logs, pushed by a driver.
+fn line(process: &str, kind: Kind) -> Line<Amount, Json, Balance> {
+    Line {
+        process: process.into(),
+        seq: None,
+        time: None,
+        kind,
+        snapshot: None,
+        channel: None,
+        msg: None,
+        payload: None,
+        step: None,
+        initiated: None,
+        recorded: None,
+        state: None,
+    }
+}
+
+/// Two processes' run pushed event by event: P0 sends 3 (ids `a`, then `b` of 2 if `second`),
+/// records, and sends its marker; P1 receives the marker first, so both messages are in P0->P1's
+/// record, in the order `recorded` gives.
+fn pushed(recorded: &[&str]) -> PushedLogs {
+    let topology = Topology::ring(2).unwrap();
+    let mut logs = PushedLogs::new(&topology);
+    let ids: Vec<LogId> = recorded.iter().map(|id| LogId(id.to_string())).collect();
+    let mut push = |l: Line<Amount, Json, Balance>| logs.push::<Balance>(l).unwrap();
+    push(Line {
+        channel: Some("P0->P1".into()),
+        msg: Some(LogId("a".into())),
+        payload: Some(Amount(3)),
+        state: Some(Balance(7)),
+        ..line("P0", Kind::Send)
+    });
+    push(Line {
+        channel: Some("P0->P1".into()),
+        msg: Some(LogId("b".into())),
+        payload: Some(Amount(2)),
+        state: Some(Balance(5)),
+        ..line("P0", Kind::Send)
+    });
+    push(Line { snapshot: Some(0), initiated: Some(true), state: Some(Balance(5)), ..line("P0", Kind::Record) });
+    push(Line { snapshot: Some(0), channel: Some("P0->P1".into()), ..line("P0", Kind::MarkerSend) });
+    push(Line { snapshot: Some(0), initiated: Some(true), state: Some(Balance(10)), ..line("P1", Kind::Record) });
+    push(Line { snapshot: Some(0), channel: Some("P1->P0".into()), ..line("P1", Kind::MarkerSend) });
+    push(Line {
+        channel: Some("P0->P1".into()),
+        msg: Some(LogId("a".into())),
+        state: Some(Balance(13)),
+        ..line("P1", Kind::Receive)
+    });
+    push(Line {
+        channel: Some("P0->P1".into()),
+        msg: Some(LogId("b".into())),
+        state: Some(Balance(15)),
+        ..line("P1", Kind::Receive)
+    });
+    push(Line {
+        snapshot: Some(0),
+        channel: Some("P0->P1".into()),
+        recorded: Some(ids),
+        ..line("P1", Kind::MarkerReceive)
+    });
+    push(Line {
+        snapshot: Some(0),
+        channel: Some("P1->P0".into()),
+        recorded: Some(Vec::new()),
+        ..line("P0", Kind::MarkerReceive)
+    });
+    logs
+}
+
+#[test]
+fn logs_pushed_by_a_driver_are_judged_as_files_are() {
+    let initial = || vec![Balance(10), Balance(10)];
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let clean = pushed(&["a", "b"]).judge(initial(), &Mode::balance(), reader, &mut ()).unwrap();
+        assert!(clean.ok, "{reader:?}: {}", clean.summary);
+        assert_eq!((clean.events, clean.files.len()), (10, 2));
+        // The channel record in the wrong order: a finding naming the closing line.
+        let reversed = pushed(&["b", "a"]).judge(initial(), &Mode::balance(), reader, &mut ()).unwrap();
+        assert!(!reversed.ok && reversed.exit_code == EXIT_FAIL, "{reader:?}: {}", reversed.summary);
+        let finding = &reversed.snapshots[0].findings[0];
+        assert_eq!(finding.clause, "b", "{finding:?}");
+        assert!(finding.at.iter().any(|at| at.ends_with("P1.jsonl:5")), "{finding:?}");
+    }
+    let texts = pushed(&["a", "b"]).texts().to_vec();
+    assert_eq!(texts[1].0, "P1.jsonl");
+    assert!(texts[1]
+        .1
+        .starts_with(r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}"#));
+}
+
+#[test]
+fn a_pushed_event_of_no_process_or_out_of_order_is_refused() {
+    let mut logs = PushedLogs::new(&Topology::ring(2).unwrap());
+    let unknown = logs.push::<Balance>(line("P9", Kind::Internal));
+    assert!(matches!(unknown, Err(PushError::UnknownProcess(p)) if p == "P9"));
+    let early = logs.push::<Balance>(Line { seq: Some(1), ..line("P0", Kind::Internal) });
+    assert!(matches!(early, Err(PushError::Seq { expected: 0, given: 1, .. })), "{early:?}");
+    assert!(logs.texts().iter().all(|(_, text)| text.is_empty()), "nothing refused is kept");
+}

@@ -1,0 +1,75 @@
+//! The verdicts in words for a terminal: a line per snapshot, its findings indented under it,
+//! the run's consistency and the overall verdict.
+
+use std::io::Write;
+
+use super::findings::{clause_title, Finding};
+use super::outcome::{Outcome, MAX_FINDINGS};
+
+/// The verdicts as text: a line per snapshot, the findings under it, the run's consistency and
+/// the overall verdict.
+pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<()> {
+    let files = outcome.files.len();
+    writeln!(
+        out,
+        "read {} event{} from {files} file{}; {} snapshot{} found",
+        outcome.events,
+        if outcome.events == 1 { "" } else { "s" },
+        if files == 1 { "" } else { "s" },
+        outcome.snapshots.len(),
+        if outcome.snapshots.len() == 1 { "" } else { "s" },
+    )?;
+    fn print(out: &mut dyn Write, f: &Finding, indent: &str) -> std::io::Result<()> {
+        writeln!(out, "{indent}- {}: {}", clause_title(f.clause), f.message)?;
+        for at in &f.at {
+            writeln!(out, "{indent}    {at}")?;
+        }
+        if !f.consequences.is_empty() {
+            writeln!(out, "{indent}    which also breaks:")?;
+            for c in &f.consequences {
+                print(out, c, &format!("{indent}      "))?;
+            }
+        }
+        Ok(())
+    }
+    if !outcome.damage.is_empty() {
+        writeln!(out, "logs: DAMAGED")?;
+        for f in &outcome.damage {
+            print(out, f, "  ")?;
+        }
+        if outcome.more_damage > 0 {
+            writeln!(out, "  ... and {} more (the first {MAX_FINDINGS} are listed)", outcome.more_damage)?;
+        }
+    }
+    for s in &outcome.snapshots {
+        match (&s.not_judged, s.holds) {
+            (Some(why), _) => writeln!(out, "snapshot {}: not judged: {why}", s.id)?,
+            (None, true) => writeln!(out, "snapshot {}: holds", s.id)?,
+            (None, false) => {
+                writeln!(out, "snapshot {}: VIOLATED", s.id)?;
+                for f in &s.findings {
+                    print(out, f, "  ")?;
+                }
+                if s.more_findings > 0 {
+                    writeln!(out, "  ... and {} more findings (the first {MAX_FINDINGS} are listed)", s.more_findings)?;
+                }
+            }
+        }
+    }
+    if outcome.run.is_empty() {
+        if outcome.app == "none" {
+            writeln!(out, "run: consistent (every channel FIFO)")?;
+        } else {
+            writeln!(out, "run: consistent (every channel FIFO; every logged state is what the transitions produce)")?;
+        }
+    } else {
+        writeln!(out, "run: INCONSISTENT")?;
+        for f in &outcome.run {
+            print(out, f, "  ")?;
+        }
+        if outcome.more_run > 0 {
+            writeln!(out, "  ... and {} more findings (the first {MAX_FINDINGS} are listed)", outcome.more_run)?;
+        }
+    }
+    writeln!(out, "verdict: {}", outcome.summary)
+}
