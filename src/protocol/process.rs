@@ -9,7 +9,7 @@
 //! and effects are ordered, so no application message can leave on a channel between a
 //! process's recording and that snapshot's marker.
 
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -23,6 +23,9 @@ use super::records::Slot;
 use super::snapshot::LocalSnapshot;
 use super::topology::{ChannelId, ProcessId, Topology};
 use super::variant::Variant;
+
+mod faults;
+use faults::Faults;
 
 /// A step the core refuses. The process state is unchanged when one is returned.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -146,7 +149,7 @@ pub enum CoreError {
 /// It serializes (serde) when its application, and the application's messages, do: for sending
 /// a process state to another process of the same build (the model's distributed search). The
 /// format is the fields', not a stable one.
-#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound(
     serialize = "A: Serialize, A::Msg: Serialize",
     deserialize = "A: Deserialize<'de>, A::Msg: Deserialize<'de>"
@@ -158,10 +161,9 @@ pub struct Process<A: Application> {
     #[serde(with = "super::collections::small")]
     slots: SmallVec<[Slot<A>; 1]>,
     taken: IdSet,
-    /// `send-before-marker` only: snapshots whose markers wait for the next step.
-    held: Rare<SnapshotId>,
-    /// `stale-state` only: the application state before the latest receipt.
-    stale: Option<Box<A>>,
+    /// The fault variants' own state (held markers, a stale state): `None` for the correct
+    /// algorithm, and for the variants that need none ([`Faults::for_variant`]).
+    faults: Option<Box<Faults<A>>>,
     algorithm: Algorithm,
     /// Aligned barriers: incoming channel numbers that are back edges (never waited for).
     back: Bits,
@@ -183,14 +185,31 @@ impl<A: Application> Clone for Process<A> {
             app: self.app.clone(),
             slots: clone_small(&self.slots),
             taken: self.taken.clone(),
-            held: self.held.clone(),
-            stale: self.stale.clone(),
+            faults: self.faults.clone(),
             algorithm: self.algorithm,
             back: self.back.clone(),
             out: self.out.clone(),
             newest: self.newest,
             restored: self.restored.clone(),
         }
+    }
+}
+
+// Field by field, with the fault state where its fields `held` and `stale` were before they
+// moved into `Faults` (see `Faults::hash_as_fields`): a process hashes as it did.
+impl<A: Application> Hash for Process<A> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+        self.variant.hash(state);
+        self.app.hash(state);
+        self.slots.hash(state);
+        self.taken.hash(state);
+        Faults::hash_as_fields(self.faults.as_deref(), state);
+        self.algorithm.hash(state);
+        self.back.hash(state);
+        self.out.hash(state);
+        self.newest.hash(state);
+        self.restored.hash(state);
     }
 }
 
@@ -208,8 +227,7 @@ impl<A: Application> Process<A> {
             app,
             slots: SmallVec::new(),
             taken: IdSet::default(),
-            held: Rare::default(),
-            stale: None,
+            faults: Faults::for_variant(variant),
             algorithm: Algorithm::ChandyLamport,
             back: Bits::default(),
             out: Rare::default(),
@@ -415,7 +433,7 @@ impl<A: Application> Process<A> {
             out.push(Effect::Send { channel, message: Message::App(msg) });
         }
         // send-before-marker: the held markers leave only now, behind the message.
-        self.release_markers(topology, out);
+        self.release_held_markers(topology, out);
         Ok(())
     }
 
@@ -427,33 +445,43 @@ impl<A: Application> Process<A> {
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
         self.app.on_internal(step).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
-        self.release_markers(topology, out);
+        self.release_held_markers(topology, out);
         Ok(())
     }
 
-    /// Whether this process holds back work that [`Process::flush`] would do now. Only the
-    /// `send-before-marker` and `late-record` faults defer anything; a driver flushes a process
-    /// when it is idle, so that deferred markers and recordings still happen.
-    pub fn has_deferred(&self) -> bool {
-        !self.held.as_slice().is_empty() || (self.defers_recording() && self.slots.iter().any(|s| s.state.is_none()))
+    /// Fault variants only: whether this process holds back work that
+    /// [`Process::release_faults`] would do now (markers held back by `send-before-marker`, a
+    /// recording deferred by `late-record` or `deferred-unaligned-checkpoint`). The correct
+    /// algorithm never defers: for it this is always false, one `None` check. A driver asks it
+    /// when a process is idle.
+    pub fn faults_pending(&self) -> bool {
+        self.faults.as_ref().is_some_and(|f| {
+            f.holds_markers() || (self.defers_recording() && self.slots.iter().any(|s| s.state.is_none()))
+        })
     }
 
-    /// `late-record` and `deferred-unaligned-checkpoint` (FLINK-17568): a first marker or
-    /// barrier starts the snapshot, but the state is recorded (and the markers sent) only after
-    /// one more incoming message is taken in, or when the process is idle.
+    /// Fault variants only: `late-record` and `deferred-unaligned-checkpoint` defer recording
+    /// ([`Faults::defer_recording`]); the correct algorithm never does.
     fn defers_recording(&self) -> bool {
-        matches!(self.variant, Variant::LateRecord | Variant::DeferredUnalignedCheckpoint)
+        self.faults.is_some() && Faults::<A>::defer_recording(self.variant)
     }
 
-    /// The process is idle: deferred markers leave and deferred recordings happen.
-    pub fn flush(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
-        self.release_markers(topology, out);
+    /// Fault variants only: the process is idle, so the work its fault deferred happens: held
+    /// markers leave and deferred recordings happen. The correct algorithm defers nothing (this
+    /// does nothing for it); a driver calls it when [`Process::faults_pending`] says so.
+    pub fn release_faults(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        if self.faults.is_none() {
+            return;
+        }
+        self.release_held_markers(topology, out);
         self.record_pending(topology, out);
     }
 
-    /// `send-before-marker`: markers held back since recording leave now.
-    fn release_markers(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
-        for snapshot in self.held.take() {
+    /// `send-before-marker`: markers held back since recording leave now (nothing to do without
+    /// fault state).
+    fn release_held_markers(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
+        let Some(faults) = self.faults.as_mut() else { return };
+        for snapshot in faults.release() {
             self.send_markers(topology, snapshot, out);
         }
     }
@@ -500,7 +528,7 @@ impl<A: Application> Process<A> {
             Some(i) => i,
             None => self.new_slot(topology, snapshot),
         };
-        self.release_markers(topology, out);
+        self.release_held_markers(topology, out);
         self.record(topology, i, true, out);
         Ok(())
     }
@@ -542,7 +570,7 @@ impl<A: Application> Process<A> {
         if restored > 0 && !matches!(message, Message::App(_)) {
             return Err(CoreError::AheadOfRestored { process: self.id, channel, restored });
         }
-        self.release_markers(topology, out);
+        self.release_held_markers(topology, out);
         // late-record: recordings held back by an earlier marker happen after this message.
         let pending: SmallVec<[SnapshotId; 1]> = if self.defers_recording() {
             self.slots.iter().filter(|s| s.state.is_none()).map(|s| s.id).collect()
@@ -553,7 +581,9 @@ impl<A: Application> Process<A> {
             Message::App(msg) => {
                 let from = topology.channel(channel).from;
                 if self.variant == Variant::StaleState {
-                    self.stale = Some(Box::new(self.app.clone()));
+                    if let Some(faults) = self.faults.as_mut() {
+                        faults.remember(&self.app);
+                    }
                 }
                 self.app.on_message(from, &msg);
                 let variant = self.variant;
@@ -804,8 +834,9 @@ impl<A: Application> Process<A> {
     /// Records the local state in slot `i` and follows the sending rule.
     fn record(&mut self, topology: &Topology, i: usize, initiated: bool, out: &mut Vec<Effect<A::Msg>>) {
         let snapshot = self.slots[i].id;
-        let state = match (&self.stale, self.variant) {
-            (Some(before), Variant::StaleState) => A::clone(before),
+        // stale-state: the state before the latest receipt is recorded instead.
+        let state = match self.faults.as_ref().and_then(|f| f.stale()) {
+            Some(before) if self.variant == Variant::StaleState => before.clone(),
             _ => self.app.clone(),
         };
         self.slots[i].state = Some(state);
@@ -823,7 +854,7 @@ impl<A: Application> Process<A> {
         out.push(Effect::Recorded { snapshot, initiated });
         match self.variant {
             Variant::NoMarkerForwarding if !initiated => {}
-            Variant::SendBeforeMarker => self.held.vec_mut().push(snapshot),
+            Variant::SendBeforeMarker => self.faults.get_or_insert_with(Box::default).hold(snapshot),
             _ => self.send_markers(topology, snapshot, out),
         }
         if self.slots[i].is_complete() {
@@ -863,7 +894,9 @@ impl<A: Application> Process<A> {
     ) -> Self {
         let mut p = self.clone();
         p.app = app(&p.app);
-        p.stale = p.stale.map(|s| Box::new(app(&s)));
+        if let Some(faults) = p.faults.as_mut() {
+            faults.map_app(app);
+        }
         for slot in p.slots.iter_mut() {
             slot.state = slot.state.as_ref().map(app);
             for (_, m) in slot.recorded.iter_mut() {

@@ -163,9 +163,9 @@ impl<A: Service> ProcessThread<A> {
                 Some(next) => self.guarded(|p| p.step(next)),
                 None => {
                     // Idle: work a fault variant deferred happens now.
-                    if self.failure.is_none() && self.core.has_deferred() {
+                    if self.failure.is_none() && self.core.faults_pending() {
                         self.guarded(|p| {
-                            p.core.flush(&p.topology, &mut p.effects);
+                            p.core.release_faults(&p.topology, &mut p.effects);
                             p.apply(StepInput::Idle)
                         });
                         continue;
@@ -330,8 +330,8 @@ impl<A: Service> ProcessThread<A> {
             Input::Shutdown => {
                 self.shutting_down = true;
                 // Deferred work first, so that its markers precede the flush.
-                if self.core.has_deferred() {
-                    self.core.flush(&self.topology, &mut self.effects);
+                if self.core.faults_pending() {
+                    self.core.release_faults(&self.topology, &mut self.effects);
                     self.apply(StepInput::Idle)?;
                 }
                 Ok(())

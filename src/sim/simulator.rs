@@ -249,7 +249,7 @@ impl<A: Spec> Simulator<A> {
         while !self.all_complete() {
             let Some(due) = self.next_due() else {
                 // Idle: deferred work (only a fault variant defers any) happens now.
-                if self.flush()? {
+                if self.release_faults()? {
                     continue;
                 }
                 return Ok(false);
@@ -280,14 +280,15 @@ impl<A: Spec> Simulator<A> {
         }
     }
 
-    /// Every process with deferred work does it; returns whether any did.
-    fn flush(&mut self) -> Result<bool, SimError> {
+    /// Fault variants only: every process whose fault deferred work does it; returns whether
+    /// any did (never, for the correct algorithm, which defers nothing).
+    fn release_faults(&mut self) -> Result<bool, SimError> {
         let mut any = false;
         for i in 0..self.processes.len() {
             let p = ProcessId(i as u16);
-            if self.processes[i].has_deferred() {
+            if self.processes[i].faults_pending() {
                 let mut effects = Vec::new();
-                self.processes[p.index()].flush(&self.topology, &mut effects);
+                self.processes[p.index()].release_faults(&self.topology, &mut effects);
                 self.carry_out(p, StepInput::Idle, effects)?;
                 any = true;
             }

@@ -28,8 +28,8 @@ pub enum Input<A: Spec> {
     Receive(ChannelId, Message<Cart<A>>, SmallVec<[Cart<A>; 4]>),
     /// `initiate`.
     Initiate(SnapshotId),
-    /// `flush`.
-    Flush,
+    /// `release_faults` (fault variants only: the work they deferred).
+    ReleaseFaults,
     /// `transmit` on the channel.
     Transmit(ChannelId),
 }
@@ -42,8 +42,8 @@ impl<A: Spec> Input<A> {
             Input::Internal(step) => h.internal(t, step, fx),
             Input::Receive(c, msg, overtaken) => h.receive_overtaking(t, *c, *msg, overtaken, fx),
             Input::Initiate(s) => h.initiate(t, *s, fx),
-            Input::Flush => {
-                h.flush(t, fx);
+            Input::ReleaseFaults => {
+                h.release_faults(t, fx);
                 Ok(())
             }
             Input::Transmit(c) => h.transmit(t, *c, fx),

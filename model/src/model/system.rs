@@ -465,7 +465,7 @@ impl<A: Spec> ChandyLamport<A> {
     fn later_actions(&self, s: &State<A>, visit: &mut impl FnMut(Act<A>) -> bool) -> bool {
         let t = &self.cfg.topology;
         for p in t.processes() {
-            if s.procs[p.index()].has_deferred() && !visit(Action::Flush { house: p.0 as u8 }) {
+            if s.procs[p.index()].faults_pending() && !visit(Action::Flush { house: p.0 as u8 }) {
                 return false;
             }
         }
@@ -1055,7 +1055,7 @@ impl<A: Spec> ChandyLamport<A> {
             }
             Action::Flush { house } => {
                 let p = house as usize;
-                scratch.step(t, &mut next.procs[p], Input::Flush).expect("flushing is never refused");
+                scratch.step(t, &mut next.procs[p], Input::ReleaseFaults).expect("flushing is never refused");
                 self.apply(next, p, StepInput::Idle, &scratch.fx, 0);
             }
             Action::Transmit { house, channel } => {

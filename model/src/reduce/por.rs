@@ -155,7 +155,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
             rec: s.procs.iter().map(|p| m.recorded_bits(p)).collect(),
             all: m.snapshot_ids().fold(0, |b, x| b | 1 << x.0),
             open: SmallVec::new(),
-            deferred: s.procs.iter().map(|p| p.has_deferred()).collect(),
+            deferred: s.procs.iter().map(|p| p.faults_pending()).collect(),
             quiet_app: false,
             terminated: false,
         };

@@ -167,23 +167,23 @@ fn deferred_markers_leave_on_the_next_step_or_when_idle() {
     let t = Topology::complete(3).unwrap();
     let mut q = Process::with_variant(p(0), Bank::new(3), Variant::SendBeforeMarker);
     let mut out = Out::new();
-    assert!(!q.has_deferred());
+    assert!(!q.faults_pending());
     q.initiate(&t, S0, &mut out).unwrap();
     assert!(markers(&out).is_empty(), "held back");
-    assert!(q.has_deferred());
+    assert!(q.faults_pending());
     // The next send leaves first, the markers right behind it.
     out.clear();
     q.send(&t, c(&t, 0, 1), Jars(1), &mut out).unwrap();
     assert_eq!(out[0], Effect::Send { channel: c(&t, 0, 1), message: Message::App(Jars(1)) });
     assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
-    assert!(!q.has_deferred());
+    assert!(!q.faults_pending());
     // Held again for a second snapshot; this time the house is idle.
     q.initiate(&t, S1, &mut out).unwrap();
-    assert!(q.has_deferred());
+    assert!(q.faults_pending());
     out.clear();
-    q.flush(&t, &mut out);
+    q.release_faults(&t, &mut out);
     assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
-    assert!(!q.has_deferred());
+    assert!(!q.faults_pending());
 }
 
 #[test]
@@ -193,10 +193,10 @@ fn a_deferred_recording_happens_after_one_more_message_or_when_idle() {
         let mut q = Process::with_variant(p(1), Bank::new(3), Variant::LateRecord);
         let mut out = Out::new();
         q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
-        assert!(!q.has_recorded(S0) && q.has_deferred());
+        assert!(!q.has_recorded(S0) && q.faults_pending());
         out.clear();
         if idle {
-            q.flush(&t, &mut out);
+            q.release_faults(&t, &mut out);
             assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(3)));
         } else {
             q.receive(&t, c(&t, 2, 1), Message::App(Jars(2)), &mut out).unwrap();
@@ -204,13 +204,13 @@ fn a_deferred_recording_happens_after_one_more_message_or_when_idle() {
         }
         assert_eq!(out.iter().filter(|e| matches!(e, Effect::Recorded { .. })).count(), 1);
         assert_eq!(markers(&out), t.outgoing(p(1)).to_vec());
-        assert!(!q.has_deferred());
+        assert!(!q.faults_pending());
     }
     // The correct algorithm defers nothing.
     let mut q = Process::new(p(1), Bank::new(3));
     let mut out = Out::new();
     q.receive(&t, c(&t, 0, 1), Message::Marker(S0), &mut out).unwrap();
-    assert!(q.has_recorded(S0) && !q.has_deferred());
+    assert!(q.has_recorded(S0) && !q.faults_pending());
 }
 
 #[test]
@@ -321,7 +321,7 @@ fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_sta
     assert!(!q.has_recorded(S0));
     assert!(q.is_blocked(&t, c(&t, 0, 2)));
     assert!(!q.is_blocked(&t, c(&t, 1, 2)));
-    assert!(!q.has_deferred(), "aligning is not deferred work: flushing must not record");
+    assert!(!q.faults_pending(), "aligning is not deferred work: releasing faults must not record");
     // Data behind the barrier waits; data on the other input is taken and not recorded.
     let before = q.clone();
     assert_eq!(
@@ -337,7 +337,7 @@ fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_sta
     assert_eq!(q, before);
     q.receive(&t, c(&t, 1, 2), Message::App(Jars(2)), &mut out).unwrap();
     assert_eq!(q.app(), &Bank::new(2));
-    q.flush(&t, &mut out);
+    q.release_faults(&t, &mut out);
     assert!(!q.has_recorded(S0));
     // The last barrier: record, forward, complete, unblock.
     out.clear();
@@ -687,4 +687,71 @@ fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
     q.restore_input(&t, c(&t, 1, 0), 0).unwrap();
     assert!(!q.is_recovering());
     assert!(matches!(q.restore_input(&t, c(&t, 0, 1), 1), Err(CoreError::NotIncoming { .. })));
+}
+
+#[test]
+fn the_correct_algorithm_carries_no_fault_state_and_a_stateful_variant_does() {
+    let t = Topology::complete(3).unwrap();
+    for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
+        let mut q = Process::new(p(1), Bank::new(3)).with_algorithm(&t, algorithm, &[p(0)]);
+        assert_eq!(q.variant(), Variant::None);
+        let mut out = Out::new();
+        q.receive(&t, c(&t, 2, 1), Message::App(Jars(1)), &mut out).unwrap();
+        q.initiate(&t, S0, &mut out).unwrap();
+        q.send(&t, c(&t, 1, 0), Jars(1), &mut out).unwrap();
+        q.release_faults(&t, &mut out);
+        assert!(q.faults.is_none() && q.clone().faults.is_none() && q.relabeled(p(1), &[0, 1]).faults.is_none());
+        assert!(!q.faults_pending());
+    }
+    for variant in Variant::ALL {
+        let q = Process::with_variant(p(0), Bank::new(3), variant);
+        assert_eq!(q.faults.is_some(), Faults::<Bank>::kept_by(variant), "{variant}");
+    }
+    let stateful =
+        [Variant::SendBeforeMarker, Variant::StaleState, Variant::LateRecord, Variant::DeferredUnalignedCheckpoint];
+    for variant in stateful {
+        assert!(Process::with_variant(p(0), Bank::new(3), variant).faults.is_some(), "{variant}");
+    }
+    // The stale state lives in the fault state, and is what stale-state records.
+    let mut q = Process::with_variant(p(1), Bank::new(3), Variant::StaleState);
+    let mut out = Out::new();
+    q.receive(&t, c(&t, 2, 1), Message::App(Jars(2)), &mut out).unwrap();
+    assert_eq!(q.faults.as_ref().and_then(|f| f.stale()), Some(&Bank::new(3)));
+    q.initiate(&t, S0, &mut out).unwrap();
+    assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(3)));
+}
+
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn the_fault_state_costs_a_correct_process_one_pointer() {
+    // 152 bytes while `held` and `stale` were two fields of their own.
+    assert!(std::mem::size_of::<Process<Bank>>() <= 144, "{}", std::mem::size_of::<Process<Bank>>());
+    assert_eq!(std::mem::size_of::<Option<Box<Faults<Bank>>>>(), std::mem::size_of::<usize>());
+}
+
+#[test]
+fn a_process_hashes_its_fault_state_as_the_fields_it_was() {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    fn old<T: Hash>(held: &[SnapshotId], stale: Option<T>) -> u64 {
+        let mut rare = Rare::default();
+        held.iter().for_each(|&s| rare.vec_mut().push(s));
+        let mut h = DefaultHasher::new();
+        rare.hash(&mut h);
+        stale.map(Box::new).hash(&mut h);
+        h.finish()
+    }
+    fn new(faults: Option<&Faults<Bank>>) -> u64 {
+        let mut h = DefaultHasher::new();
+        Faults::hash_as_fields(faults, &mut h);
+        h.finish()
+    }
+    assert_eq!(new(None), old::<Bank>(&[], None));
+    let mut f = Faults::<Bank>::default();
+    assert_eq!(new(Some(&f)), old::<Bank>(&[], None));
+    f.hold(S0);
+    f.hold(S1);
+    f.remember(&Bank::new(4));
+    assert_eq!(new(Some(&f)), old(&[S0, S1], Some(Bank::new(4))));
+    let _ = f.release();
+    assert_eq!(new(Some(&f)), old(&[], Some(Bank::new(4))));
 }
