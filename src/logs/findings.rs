@@ -119,7 +119,7 @@ impl<A: LogApp> Names<'_, A> {
                 let (p_end, dot) = (digits(i + 1), digits(i + 1));
                 if p_end > i + 1 && bytes.get(dot) == Some(&b'.') {
                     let n_end = digits(dot + 1);
-                    let boundary = bytes.get(n_end).is_none_or(|b| !b.is_ascii_alphanumeric());
+                    let boundary = !bytes.get(n_end).is_some_and(u8::is_ascii_alphanumeric);
                     if n_end > dot + 1 && boundary {
                         if let (Ok(p), Ok(n)) = (text[i + 1..p_end].parse::<u16>(), text[dot + 1..n_end].parse::<u64>())
                         {

@@ -1,6 +1,6 @@
 //! The judge: every snapshot the logs mention, and the run itself, judged by the theorem's
 //! clauses. Clean logs are judged in one pass ([`super::onepass`]); logs with findings (or errors)
-//! are then read whole and judged by the trace checker ([`crate::check`]), which words each
+//! are then read whole and judged by the trace checker ([`mod@crate::check`]), which words each
 //! finding exactly.
 
 use std::collections::{HashMap, HashSet};

@@ -8,9 +8,9 @@
 //! in the logs only cross-checked, never trusted; with opaque states ([`Mode::none`]) only what
 //! needs no application is judged. Clean logs are judged in one pass, memory bounded by what is
 //! in flight; logs with a finding (or an error) are then read whole, and the trace checker
-//! ([`crate::check`]) words each finding. Both readers give the same outcome
+//! ([`mod@crate::check`]) words each finding. Both readers give the same outcome
 //! ([`Reader`]). [`text`] words an outcome for a terminal. The events come from files, from
-//! texts in memory ([`Source`]), or pushed one at a time by the driver that makes the run
+//! texts in memory ([`Source`](crate::formats::jsonl::Source)), or pushed one at a time by the driver that makes the run
 //! ([`PushedLogs`]).
 //!
 //! ```
