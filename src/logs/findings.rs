@@ -5,9 +5,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::claims::Anomaly;
 use super::mode::Conserved;
 use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
-use crate::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
+use crate::formats::jsonl::{Claim, Damage, LogApp, Logs};
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// One thing found wrong, with the log lines it concerns.

@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod claims;
 mod findings;
 mod initial;
 mod judge;
@@ -44,6 +45,7 @@ mod pushed;
 mod tests;
 pub mod text;
 
+pub use claims::{anomalies as judge_claims, Anomaly};
 pub use findings::Finding;
 pub use initial::{read_initial, InitialError, InitialProblem};
 pub use judge::{judge_files, judge_logs, judge_texts, LogsError, Reader, Watch};
