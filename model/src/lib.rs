@@ -4,7 +4,7 @@
 //! The modules, lowest floor first (a module uses only its own floor's and lower ones):
 //! [`engine`] (a generic depth-first search over any stateright model), [`model`] (the model and
 //! its properties), [`reduce`] (partial-order and symmetry reduction), [`explorer`] (the state
-//! graph stateright walks, and the space-time diagram), [`check`] (a check's settings, run,
+//! graph stateright walks, and the space-time diagram), [`mod@check`] (a check's settings, run,
 //! result, report and the merge of shards) and [`cli`] (the command: flags, printing, exit
 //! codes).
 

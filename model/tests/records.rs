@@ -84,8 +84,8 @@ fn records_read_in_place_judge_as_the_built_records() {
     for variant in Variant::ALL {
         for algorithm in [Algorithm::ChandyLamport, Algorithm::Aligned, Algorithm::Unaligned] {
             let mut cfg = config(3, TopologySpec::Complete, 1, 2, InitiatorSpec::Only(vec![0, 1]));
-            // Full mode refuses theft with unaligned barriers (their buffered carts).
-            let theft = algorithm != Algorithm::Unaligned;
+            // Full mode refuses theft where carts are recorded before they are received.
+            let theft = !algorithm.records_before_receipt();
             (cfg.mode, cfg.variant, cfg.algorithm, cfg.theft) = (Mode::Full, variant, algorithm, theft);
             let Ok(resolved) = cfg.resolve() else { continue };
             configs[algorithm as usize] += 1;

@@ -122,9 +122,9 @@ fn small(mode: Mode, variant: Variant, algorithm: Algorithm) -> Config {
     cfg.algorithm = algorithm;
     // Theft, but not where the full mode cannot judge it; crashes and declines, and two
     // checkpoints at once where Flink has them.
-    cfg.theft = !(algorithm == Algorithm::Unaligned && mode == Mode::Full);
-    if algorithm != Algorithm::ChandyLamport {
-        let max_concurrent = if algorithm == Algorithm::Aligned { 2 } else { 1 };
+    cfg.theft = !(algorithm.records_before_receipt() && mode == Mode::Full);
+    if algorithm.coordinated() {
+        let max_concurrent = if algorithm.concurrent_checkpoints() { 2 } else { 1 };
         cfg.checkpointing = Checkpointing { crashes: 1, declines: 1, tolerable_failures: 1, max_concurrent };
     }
     cfg

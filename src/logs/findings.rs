@@ -5,9 +5,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::claims::Anomaly;
 use super::mode::Conserved;
 use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
-use crate::formats::jsonl::{Anomaly, Claim, Damage, LogApp, Logs};
+use crate::formats::jsonl::{Claim, Damage, LogApp, Logs};
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// One thing found wrong, with the log lines it concerns.
@@ -119,7 +120,7 @@ impl<A: LogApp> Names<'_, A> {
                 let (p_end, dot) = (digits(i + 1), digits(i + 1));
                 if p_end > i + 1 && bytes.get(dot) == Some(&b'.') {
                     let n_end = digits(dot + 1);
-                    let boundary = bytes.get(n_end).is_none_or(|b| !b.is_ascii_alphanumeric());
+                    let boundary = !bytes.get(n_end).is_some_and(u8::is_ascii_alphanumeric);
                     if n_end > dot + 1 && boundary {
                         if let (Ok(p), Ok(n)) = (text[i + 1..p_end].parse::<u16>(), text[dot + 1..n_end].parse::<u64>())
                         {

@@ -1,12 +1,13 @@
 //! The judge: every snapshot the logs mention, and the run itself, judged by the theorem's
 //! clauses. Clean logs are judged in one pass ([`super::onepass`]); logs with findings (or errors)
-//! are then read whole and judged by the trace checker ([`crate::check`]), which words each
+//! are then read whole and judged by the trace checker ([`mod@crate::check`]), which words each
 //! finding exactly.
 
 use std::collections::{HashMap, HashSet};
 
 use thiserror::Error;
 
+use super::claims::anomalies;
 use super::findings::{clause_name, total, AsJson, Finding, Names};
 use super::mode::Mode;
 use super::onepass::{judge_in_one_pass, Clean, Progress};
@@ -166,8 +167,9 @@ fn judge<A: LogApp>(
         }
     };
     let by_name: HashMap<&LogId, MsgId> = logs.names.iter().map(|(id, name)| (name, *id)).collect();
+    let anomalies = anomalies(topology, logs, mode.opaque());
     let mut snapshots = Vec::with_capacity(logs.claims.len());
-    for claim in &logs.claims {
+    for (claim, anomalies) in logs.claims.iter().zip(&anomalies) {
         let violations = match &claim.snapshot {
             Some(snapshot) => {
                 let ids: Vec<Vec<MsgId>> = claim
@@ -185,7 +187,7 @@ fn judge<A: LogApp>(
         };
         // Root causes first: the logs' claims and clauses a, b, e; then the replays (c, d),
         // which fail as a consequence of those when there are any.
-        let mut causes: Vec<Finding> = claim.anomalies.iter().map(|a| names.anomaly(a)).collect();
+        let mut causes: Vec<Finding> = anomalies.iter().map(|a| names.anomaly(a)).collect();
         let mut replays: Vec<Finding> = Vec::new();
         for v in &violations {
             if v.clause() == Clause::LoggedStates {

@@ -8,9 +8,9 @@
 //! in the logs only cross-checked, never trusted; with opaque states ([`Mode::none`]) only what
 //! needs no application is judged. Clean logs are judged in one pass, memory bounded by what is
 //! in flight; logs with a finding (or an error) are then read whole, and the trace checker
-//! ([`crate::check`]) words each finding. Both readers give the same outcome
+//! ([`mod@crate::check`]) words each finding. Both readers give the same outcome
 //! ([`Reader`]). [`text`] words an outcome for a terminal. The events come from files, from
-//! texts in memory ([`Source`]), or pushed one at a time by the driver that makes the run
+//! texts in memory ([`Source`](crate::formats::jsonl::Source)), or pushed one at a time by the driver that makes the run
 //! ([`PushedLogs`]).
 //!
 //! ```
@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod claims;
 mod findings;
 mod initial;
 mod judge;
@@ -44,6 +45,7 @@ mod pushed;
 mod tests;
 pub mod text;
 
+pub use claims::{anomalies as judge_claims, Anomaly};
 pub use findings::Finding;
 pub use initial::{read_initial, InitialError, InitialProblem};
 pub use judge::{judge_files, judge_logs, judge_texts, LogsError, Reader, Watch};

@@ -241,7 +241,7 @@ impl<A: Application> Process<A> {
     pub fn with_algorithm(mut self, topology: &Topology, algorithm: Algorithm, roots: &[ProcessId]) -> Self {
         self.algorithm = algorithm;
         self.back = Bits::default();
-        if algorithm == Algorithm::Aligned {
+        if algorithm.aligns() {
             let back = topology.back_edges(roots);
             for (i, c) in topology.incoming(self.id).iter().enumerate() {
                 if back[c.index()] {
@@ -265,7 +265,7 @@ impl<A: Application> Process<A> {
     }
 
     fn blocked(&self, i: usize) -> bool {
-        self.algorithm == Algorithm::Aligned
+        self.algorithm.aligns()
             && self.variant != Variant::ProcessAfterBarrier
             && !self.back.get(i)
             && self.slots.iter().any(|s| s.state.is_none() && s.closed.get(i))
@@ -274,7 +274,7 @@ impl<A: Application> Process<A> {
     /// Whether slot `i` may record: aligned barriers wait until every input that is not a back
     /// edge has delivered its barrier.
     fn aligned(&self, topology: &Topology, i: usize) -> bool {
-        self.algorithm != Algorithm::Aligned
+        !self.algorithm.aligns()
             || (0..topology.incoming(self.id).len()).all(|j| self.back.get(j) || self.slots[i].closed.get(j))
     }
 
@@ -426,7 +426,7 @@ impl<A: Application> Process<A> {
         let j = self.outgoing_index(topology, channel)?;
         let to = topology.channel(channel).to;
         self.app.on_send(to, &msg).map_err(|reason| CoreError::Refused { process: self.id, reason })?;
-        if self.algorithm == Algorithm::Unaligned {
+        if self.algorithm.buffers_output() {
             // Into the output buffer; `transmit` puts it on the wire.
             self.out.vec_mut().push((j as u32, msg));
         } else {
@@ -504,7 +504,7 @@ impl<A: Application> Process<A> {
         snapshot: SnapshotId,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
-        if self.algorithm != Algorithm::ChandyLamport {
+        if self.algorithm.coordinated() {
             // A trigger: one for a checkpoint already started here changes nothing; one older
             // than the newest seen here is declined; a newer one subsumes the one in progress.
             let (n, newest) = (u64::from(snapshot.0) + 1, u64::from(self.newest));
@@ -557,10 +557,10 @@ impl<A: Application> Process<A> {
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
         let idx = self.incoming_index(topology, channel)?;
-        if !overtaken.is_empty() && (self.algorithm != Algorithm::Unaligned || !matches!(message, Message::Marker(_))) {
+        if !overtaken.is_empty() && (!self.algorithm.barriers_overtake() || !matches!(message, Message::Marker(_))) {
             return Err(CoreError::Overtaking { process: self.id, channel, algorithm: self.algorithm });
         }
-        if matches!(message, Message::Cancel(_)) && self.algorithm == Algorithm::ChandyLamport {
+        if matches!(message, Message::Cancel(_)) && !self.algorithm.coordinated() {
             return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
         }
         if self.blocked(idx) {
@@ -597,7 +597,7 @@ impl<A: Application> Process<A> {
                     }
                 }
             }
-            Message::Marker(snapshot) if self.algorithm == Algorithm::ChandyLamport => {
+            Message::Marker(snapshot) if !self.algorithm.coordinated() => {
                 self.receive_marker(topology, idx, channel, snapshot, overtaken, out)?
             }
             Message::Marker(snapshot) => {
@@ -715,7 +715,7 @@ impl<A: Application> Process<A> {
         snapshot: SnapshotId,
         out: &mut Vec<Effect<A::Msg>>,
     ) -> Result<(), CoreError> {
-        if self.algorithm == Algorithm::ChandyLamport {
+        if !self.algorithm.coordinated() {
             return Err(CoreError::NoCancellation { process: self.id, algorithm: self.algorithm });
         }
         let i = self.slot_index(snapshot).ok_or(CoreError::UnknownSnapshot { process: self.id, snapshot })?;
@@ -840,7 +840,7 @@ impl<A: Application> Process<A> {
             _ => self.app.clone(),
         };
         self.slots[i].state = Some(state);
-        if self.algorithm == Algorithm::Unaligned {
+        if self.algorithm.buffers_output() {
             // The barriers overtake the output buffers: what they hold is channel state.
             self.slots[i].output = self.out.clone();
             if self.variant == Variant::PartialOutputBuffers {
@@ -942,7 +942,7 @@ impl<A: Application> Process<A> {
         let slot = self.slots.remove(i);
         self.taken.insert(snapshot.0);
         let channels = topology.incoming(self.id).iter().copied().zip(slot.records()).collect();
-        let outputs = if self.algorithm == Algorithm::Unaligned {
+        let outputs = if self.algorithm.buffers_output() {
             let outgoing = topology.outgoing(self.id);
             (0..outgoing.len()).map(|j| (outgoing[j], slot.output(j).cloned().collect())).collect()
         } else {

@@ -254,11 +254,12 @@ impl Variant {
         Variant::ALL.into_iter().filter(move |v| v.applies_to(algorithm))
     }
 
-    /// Whether a process running `algorithm` can have this fault.
+    /// Whether a process running `algorithm` can have this fault: its own algorithm's, or a fault
+    /// of the coordinator or of recovery under any [coordinated](Algorithm::coordinated) one.
     pub fn applies_to(self, algorithm: Algorithm) -> bool {
         self == Variant::None
             || self.algorithm() == algorithm
-            || ((self.is_coordinator_fault() || self.is_recovery_fault()) && algorithm != Algorithm::ChandyLamport)
+            || ((self.is_coordinator_fault() || self.is_recovery_fault()) && algorithm.coordinated())
     }
 
     /// True for faults of the checkpoint coordinator rather than of the processes.

@@ -5,8 +5,7 @@ use std::fmt::Debug;
 
 use crate::check::{Event, Trace};
 use crate::protocol::{
-    restored_channels, Algorithm, Application, Coordinator, GlobalSnapshot, GlobalState, ProcessId, SnapshotId,
-    Topology,
+    restored_channels, Application, Coordinator, GlobalSnapshot, GlobalState, ProcessId, SnapshotId, Topology,
 };
 
 use super::collector::{Checkpointing, Collector};
@@ -59,12 +58,13 @@ impl<A: Service> Cluster<A> {
         if !options.variant.applies_to(options.algorithm) {
             return Err(RuntimeError::VariantNotApplicable { variant: options.variant, algorithm: options.algorithm });
         }
-        match options.algorithm {
-            Algorithm::ChandyLamport => topology.check_initiators(&options.initiators)?,
+        if options.algorithm.coordinated() {
             // The collector's coordinator triggers every initiator together.
-            _ => topology.check_sources(&options.initiators)?,
+            topology.check_sources(&options.initiators)?;
+        } else {
+            topology.check_initiators(&options.initiators)?;
         }
-        if options.algorithm == Algorithm::Unaligned && options.max_concurrent > 1 {
+        if !options.algorithm.concurrent_checkpoints() && options.max_concurrent > 1 {
             return Err(RuntimeError::UnalignedConcurrent(options.max_concurrent));
         }
         if A::REACTIVE && topology.back_edges(&[]).iter().any(|&b| b) {
@@ -80,7 +80,7 @@ impl<A: Service> Cluster<A> {
             receivers.push(rx);
         }
         let roots: Vec<ProcessId> = topology.processes().filter(|&p| options.initiators.allows(p)).collect();
-        let checkpointing = (options.algorithm != Algorithm::ChandyLamport).then(|| Checkpointing {
+        let checkpointing = options.algorithm.coordinated().then(|| Checkpointing {
             coordinator: Coordinator::new(n, options.max_concurrent, options.variant)
                 .with_tolerable_failures(options.tolerable_failures),
             initiators: roots.clone(),
@@ -135,9 +135,10 @@ impl<A: Service> Cluster<A> {
     }
 
     fn barriers(&self) -> Result<(), RuntimeError> {
-        match self.options.algorithm {
-            Algorithm::ChandyLamport => Err(RuntimeError::NotBarriers),
-            _ => Ok(()),
+        if self.options.algorithm.coordinated() {
+            Ok(())
+        } else {
+            Err(RuntimeError::NotBarriers)
         }
     }
 
@@ -153,7 +154,7 @@ impl<A: Service> Cluster<A> {
     /// algorithms' checkpoints are triggered by the coordinator.
     pub fn initiate(&self, snapshot: SnapshotId, p: ProcessId) -> Result<(), RuntimeError> {
         let inbox = self.inbox(p)?;
-        if self.options.algorithm != Algorithm::ChandyLamport {
+        if self.options.algorithm.coordinated() {
             return Err(RuntimeError::Coordinated(self.options.algorithm));
         }
         if !self.options.initiators.allows(p) {
@@ -171,10 +172,10 @@ impl<A: Service> Cluster<A> {
     /// Blocks until the global snapshot `snapshot` is assembled, and returns it (barrier
     /// algorithms: until the checkpoint completes; an aborted one is an error).
     pub fn wait(&self, snapshot: SnapshotId) -> Result<GlobalSnapshot<A>, RuntimeError> {
-        if self.options.algorithm == Algorithm::ChandyLamport && !self.initiated().contains_key(&snapshot) {
+        if !self.options.algorithm.coordinated() && !self.initiated().contains_key(&snapshot) {
             return Err(RuntimeError::UnknownSnapshot(snapshot));
         }
-        if self.options.algorithm != Algorithm::ChandyLamport {
+        if self.options.algorithm.coordinated() {
             return match self.outcome_of(snapshot)? {
                 CheckpointOutcome::Completed(global) => Ok(global),
                 CheckpointOutcome::Aborted(reason) => Err(RuntimeError::Aborted { snapshot, reason }),
@@ -298,7 +299,7 @@ impl<A: Service> Cluster<A> {
     /// documentation), so every checkpoint triggered ends completed or aborted.
     pub fn shutdown(mut self) -> Result<Outcome<A>, RuntimeError> {
         let mut failure = self.failure.take();
-        if self.options.algorithm != Algorithm::ChandyLamport {
+        if self.options.algorithm.coordinated() {
             let (tx, rx) = mpsc::channel();
             if self.collector.send(ToCollector::Finish { reply: tx }).is_ok() {
                 if let Err(e) = rx.recv().map_err(|_| RuntimeError::Stopped).and_then(|r| r) {
@@ -363,14 +364,12 @@ impl<A: Service> Cluster<A> {
         }
         let trace = incarnations.last().and_then(|i| i.trace.clone());
         let done = |id: &SnapshotId| collected.snapshots.iter().any(|s| s.id == *id);
-        let incomplete = match self.options.algorithm {
-            Algorithm::ChandyLamport => ids.into_iter().filter(|id| !done(id)).collect(),
-            _ => collected
-                .triggered
-                .iter()
-                .copied()
-                .filter(|id| !done(id) && !collected.aborted.iter().any(|(a, _)| a == id))
-                .collect(),
+        // Coordinated: the checkpoints triggered that ended neither completed nor aborted.
+        let incomplete = if self.options.algorithm.coordinated() {
+            let aborted = |id: &SnapshotId| collected.aborted.iter().any(|(a, _)| a == id);
+            collected.triggered.iter().copied().filter(|id| !done(id) && !aborted(id)).collect()
+        } else {
+            ids.into_iter().filter(|id| !done(id)).collect()
         };
         Ok(Outcome {
             states,

@@ -229,7 +229,7 @@ impl<A: Service> ProcessThread<A> {
             return (!self.arrivals.is_empty()).then_some(Next::At(0));
         }
         let n = self.flushed.len();
-        if self.algorithm == Algorithm::Unaligned {
+        if self.algorithm.barriers_overtake() {
             // Barriers and triggers first, past queued data only.
             let mut held = vec![false; n];
             for (i, item) in self.arrivals.iter().enumerate() {
@@ -251,6 +251,8 @@ impl<A: Service> ProcessThread<A> {
                     _ => break,
                 }
             }
+        }
+        if self.algorithm.buffers_output() {
             for &c in self.topology.outgoing(self.core.id()) {
                 if self.core.buffered(&self.topology, c).next().is_some() {
                     return Some(Next::Transmit(c));
@@ -495,9 +497,9 @@ impl<A: Service> ProcessThread<A> {
             let (result, input) = match step {
                 Queued::Send(channel, msg) => {
                     let id = MsgId::new(me, self.next_msg);
-                    let traced = (self.trace && self.algorithm == Algorithm::Unaligned).then(|| msg.clone());
+                    let traced = (self.trace && self.algorithm.buffers_output()).then(|| msg.clone());
                     let result = self.core.send(&self.topology, channel, msg, &mut self.effects);
-                    if result.is_ok() && self.algorithm == Algorithm::Unaligned {
+                    if result.is_ok() && self.algorithm.buffers_output() {
                         // Into the output buffer: the send is the application's, now; the
                         // message goes on the wire when transmitted.
                         let j = self.outgoing_index(channel);
@@ -583,7 +585,7 @@ impl<A: Service> ProcessThread<A> {
                     let wire = match message {
                         Message::App(msg) => {
                             let id = match input {
-                                StepInput::Send(id) if self.algorithm != Algorithm::Unaligned => Some(id),
+                                StepInput::Send(id) if !self.algorithm.buffers_output() => Some(id),
                                 _ => {
                                     let j = self.outgoing_index(*channel);
                                     self.buffered_ids.get_mut(j).and_then(VecDeque::pop_front)
@@ -600,7 +602,7 @@ impl<A: Service> ProcessThread<A> {
                     let _ = self.peers[to.index()].send(Input::Deliver { channel: *channel, wire });
                 }
                 Effect::Recorded { snapshot, .. } => {
-                    if self.decline_next && self.algorithm != Algorithm::ChandyLamport {
+                    if self.decline_next && self.algorithm.coordinated() {
                         self.decline_next = false;
                         declined = Some(*snapshot);
                     }

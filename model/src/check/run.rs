@@ -9,7 +9,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use chandy_lamport::apps::spec::Spec;
-use chandy_lamport::Algorithm;
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Path, UniformChooser};
 
 use super::options::{CheckOptions, Strategy};
@@ -413,7 +412,7 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
     let model = checker.model();
     // Read before the discoveries' paths are rebuilt, which takes steps again. A shard's steps
     // include the prefix every shard computes: not counted.
-    let tallies = (model.cfg.algorithm != Algorithm::ChandyLamport && opts.shard.is_none()).then(|| model.tallies());
+    let tallies = (model.cfg.algorithm.coordinated() && opts.shard.is_none()).then(|| model.tallies());
     let states = checker.state_count();
     let unique_states = checker.unique_state_count();
     let deepest = steps(checker, opts);

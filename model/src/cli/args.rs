@@ -337,10 +337,7 @@ impl ModelArgs {
             internal: self.internal,
             theft: self.theft,
             variant: self.variant,
-            mode: self.properties.unwrap_or(match self.algorithm {
-                Algorithm::ChandyLamport => Mode::Full,
-                _ => Mode::Basic,
-            }),
+            mode: self.properties.unwrap_or(if self.algorithm.coordinated() { Mode::Basic } else { Mode::Full }),
             por: self.por,
             algorithm: self.algorithm,
             checkpointing: Checkpointing {

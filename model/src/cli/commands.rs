@@ -259,7 +259,7 @@ fn distributed_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool
     let result = check_setup::<A>(model, checker).and_then(|(m, opts)| {
         let mut err = std::io::stderr();
         let progress: Option<&mut (dyn std::io::Write + Send)> = if first { Some(&mut err) } else { None };
-        super::run::check_distributed(m, &opts, &ranks, progress).map_err(anyhow::Error::msg)
+        crate::check::run::check_distributed(m, &opts, &ranks, progress).map_err(anyhow::Error::msg)
     });
     // Only rank 0's result has the discoveries: its verdicts are the run's.
     let code = match result {

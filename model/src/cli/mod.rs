@@ -1,4 +1,4 @@
-//! The `model` command: its flags, the commands they run over the library ([`crate::check`],
+//! The `model` command: its flags, the commands they run over the library ([`mod@crate::check`],
 //! `chandy_lamport::logs`), output and exit codes.
 
 pub mod args;

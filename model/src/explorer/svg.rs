@@ -137,7 +137,7 @@ pub fn space_time<A: Spec>(m: &ChandyLamport<A>, steps: &[(State<A>, Option<Act<
     let width = (records_x + 190.0).max(720.0);
     let record_rows = dots_possible(m) * (t.channels().len() + 1);
     let legend_top = (f.y(n) + 4.0).max(f.top + 12.0 * record_rows as f64);
-    let barriers = m.cfg.algorithm != chandy_lamport::Algorithm::ChandyLamport;
+    let barriers = m.cfg.algorithm.coordinated();
     let height = legend_top + if barriers { 62.0 } else { 44.0 };
     let mut body = String::new();
     let mut flights: Vec<VecDeque<Flight>> = (0..t.channels().len()).map(|_| VecDeque::new()).collect();

@@ -467,9 +467,10 @@ impl Config {
         };
         // Chandy–Lamport: any initiator may start a snapshot alone. Barrier checkpoints: the
         // coordinator triggers every initiator together, at the sources where there are any.
-        let checked = match self.algorithm {
-            Algorithm::ChandyLamport => topology.check_initiators(&initiators),
-            _ => topology.check_sources(&initiators),
+        let checked = if self.algorithm.coordinated() {
+            topology.check_sources(&initiators)
+        } else {
+            topology.check_initiators(&initiators)
         };
         checked.map_err(|e| match e {
             TopologyError::Unreachable { from, unreached } => {
@@ -490,23 +491,21 @@ impl Config {
         if self.por && self.mode == Mode::Literal {
             return Err(ConfigError::PorLiteral);
         }
-        if self.algorithm != Algorithm::ChandyLamport {
-            if self.mode == Mode::Literal {
-                return Err(ConfigError::AlgorithmMode { algorithm: self.algorithm, mode: self.mode });
-            }
-            if self.por {
-                return Err(ConfigError::AlgorithmPor(self.algorithm));
-            }
-            if self.algorithm == Algorithm::Unaligned && self.theft && self.mode == Mode::Full {
-                return Err(ConfigError::UnalignedTheft);
-            }
-            let m = self.checkpointing.max_concurrent;
-            if self.algorithm == Algorithm::Unaligned && m > 1 {
-                return Err(ConfigError::UnalignedConcurrent(m));
-            }
+        if self.algorithm.coordinated() && self.mode == Mode::Literal {
+            return Err(ConfigError::AlgorithmMode { algorithm: self.algorithm, mode: self.mode });
+        }
+        if self.por && !self.algorithm.por_argued() {
+            return Err(ConfigError::AlgorithmPor(self.algorithm));
+        }
+        if self.algorithm.records_before_receipt() && self.theft && self.mode == Mode::Full {
+            return Err(ConfigError::UnalignedTheft);
+        }
+        let m = self.checkpointing.max_concurrent;
+        if !self.algorithm.concurrent_checkpoints() && m > 1 {
+            return Err(ConfigError::UnalignedConcurrent(m));
         }
         let c = self.checkpointing;
-        if self.algorithm == Algorithm::ChandyLamport {
+        if !self.algorithm.coordinated() {
             let defaults = Checkpointing::default();
             let given = [
                 ("--max-concurrent", c.max_concurrent != defaults.max_concurrent),

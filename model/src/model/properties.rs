@@ -3,7 +3,7 @@
 //! checker on the recorded history in literal mode.
 
 use chandy_lamport::apps::spec::Spec;
-use chandy_lamport::{Algorithm, SnapshotId};
+use chandy_lamport::SnapshotId;
 use stateright::{Expectation, Property};
 
 use super::config::Mode;
@@ -54,7 +54,7 @@ fn sought<A: Spec>(m: &ChandyLamport<A>) -> Option<(usize, &'static str, &'stati
 /// The properties checked in this configuration, in report order.
 pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
     let cfg = &m.cfg;
-    let coordinated = cfg.algorithm != Algorithm::ChandyLamport;
+    let coordinated = cfg.algorithm.coordinated();
     let mut list: Vec<Property<ChandyLamport<A>>> = fixed::<A>()
         .into_iter()
         .filter(|(name, _, _)| match *name {
@@ -62,7 +62,7 @@ pub fn list<A: Spec>(m: &ChandyLamport<A>) -> Vec<Property<ChandyLamport<A>>> {
             ACCEPTS => true,
             TERMINATES => !coordinated,
             CHECKPOINTS_END | IDS_INCREASE | TRIGGERING => coordinated,
-            NO_CHANNEL_STATE => cfg.algorithm == Algorithm::Aligned && acyclic(m),
+            NO_CHANNEL_STATE => cfg.algorithm.aligns() && acyclic(m),
             EXACTLY_ONCE | STORED_RECOVERS | STORED => coordinated,
             QUIET_AFTER_CRASH => coordinated && cfg.checkpointing.crashes > 0,
             _ if cfg.mode == Mode::Basic => false,

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use chandy_lamport::apps::spec::{stable_predicates, Move, Setup, Spec, Stable, View};
 use chandy_lamport::check::{EventKind, MsgId, StepInput, Trace, Tracer};
 use chandy_lamport::{
-    Ack, Algorithm, ChannelId, Coordinator, Effect, Failure, Initiators, Message, Process, ProcessId, Slot, SnapshotId,
-    Topology, Variant,
+    Ack, ChannelId, Coordinator, Effect, Failure, Initiators, Message, Process, ProcessId, Slot, SnapshotId, Topology,
+    Variant,
 };
 use smallvec::SmallVec;
 
@@ -210,14 +210,16 @@ impl<A: Spec> ChandyLamport<A> {
         let latches = Arc::new((0..names::KINDS).map(|_| AtomicBool::new(false)).collect());
         let setup = Setup { internal: cfg.internal };
         let predicates = stable_predicates::<A>();
-        let expected = (cfg.algorithm != Algorithm::ChandyLamport)
-            .then(|| {
-                let initial = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()])).collect();
-                let budgets = vec![cfg.sends; cfg.topology.len()];
-                let (t, theft) = (&cfg.topology, cfg.theft);
-                chandy_lamport::apps::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
-            })
-            .flatten();
+        // Coordinated: exactly-once after a crash is judged against the failure-free run's quiet
+        // outcomes.
+        let expected = if cfg.algorithm.coordinated() {
+            let initial = cfg.topology.processes().map(|p| A::initial(p, cfg.tokens[p.index()])).collect();
+            let budgets = vec![cfg.sends; cfg.topology.len()];
+            let (t, theft) = (&cfg.topology, cfg.theft);
+            chandy_lamport::apps::spec::quiet_outcomes(t, initial, &budgets, &setup, theft, QUIET_STATES)
+        } else {
+            None
+        };
         let recovers = Mutex::new(HashMap::new());
         let tallies = Default::default();
         ChandyLamport {
@@ -267,7 +269,7 @@ impl<A: Spec> ChandyLamport<A> {
     /// Whether a step has no effect but its successor (and the properties' latches, set once):
     /// only the barrier algorithms' steps count [`Tallies`].
     pub fn steps_are_pure(&self) -> bool {
-        self.cfg.algorithm == Algorithm::ChandyLamport
+        !self.cfg.algorithm.coordinated()
     }
 
     fn tally(&self, which: Tally) {
@@ -320,9 +322,9 @@ impl<A: Spec> ChandyLamport<A> {
     pub fn y_live(&self, s: &State<A>) -> u8 {
         let states = s.apps();
         let mut channels = s.in_transit();
-        // Unaligned barriers: a cart in its sender's output buffer is in transit too, behind the
+        // Output buffers: a cart in its sender's output buffer is in transit too, behind the
         // road's carts.
-        if self.cfg.algorithm == Algorithm::Unaligned {
+        if self.cfg.algorithm.buffers_output() {
             for (c, chan) in channels.iter_mut().enumerate() {
                 chan.extend(self.buffered(s, c).into_iter().map(|cart| cart.msg));
             }
@@ -428,22 +430,22 @@ impl<A: Spec> ChandyLamport<A> {
         let t = &self.cfg.topology;
         let non_fifo = self.cfg.variant == Variant::NonFifo;
         let lose = self.cfg.variant == Variant::LoseMarkers;
-        let unaligned = self.cfg.algorithm == Algorithm::Unaligned;
+        let overtaking = self.cfg.algorithm.barriers_overtake();
         for (c, chan) in s.chans.iter().enumerate() {
             let id = ChannelId(c as u32);
             let receiver = &s.procs[t.channel(id).to.index()];
             // Aligned barriers: nothing is taken from a blocked input, barriers and cancellations
             // included (Flink does not poll a blocked channel).
-            let blocked = self.cfg.algorithm == Algorithm::Aligned && receiver.is_blocked(t, id);
+            let blocked = self.cfg.algorithm.aligns() && receiver.is_blocked(t, id);
             // After a recovery the restored carts at the head are already in the receiver's
             // input: nothing overtakes them and bandits cannot reach them.
             let restored = if receiver.is_recovering() { receiver.restored(t, id) } else { 0 };
             for (i, packet) in chan.iter().enumerate() {
                 let (c, index) = (c as u8, i as u8);
-                // Unaligned barriers overtake the carts queued ahead of them (not other barriers;
+                // Overtaking barriers overtake the carts queued ahead of them (not other barriers;
                 // cancellations never overtake).
                 let barrier = matches!(packet.msg, Message::Marker(_));
-                let overtakes = unaligned && barrier && chan[..i].iter().all(Packet::is_app);
+                let overtakes = overtaking && barrier && chan[..i].iter().all(Packet::is_app);
                 let deliverable = if i == 0 { !blocked } else { (non_fifo || overtakes) && restored == 0 };
                 if deliverable && !visit(Action::Deliver { channel: c, index }) {
                     return false;
@@ -469,7 +471,7 @@ impl<A: Spec> ChandyLamport<A> {
                 return false;
             }
         }
-        if self.cfg.algorithm == Algorithm::Unaligned {
+        if self.cfg.algorithm.buffers_output() {
             for p in t.processes() {
                 for &c in t.outgoing(p) {
                     let buffered = s.procs[p.index()].buffered(t, c).next().is_some();
@@ -550,7 +552,7 @@ impl<A: Spec> ChandyLamport<A> {
     /// (a trigger's handling, an acknowledgement, a delivery are owed).
     pub fn is_optional(&self, action: &Act<A>) -> bool {
         match action {
-            Action::Initiate { .. } => self.cfg.algorithm == Algorithm::ChandyLamport,
+            Action::Initiate { .. } => !self.cfg.algorithm.coordinated(),
             Action::Trigger | Action::TimerAtMax | Action::Decline { .. } | Action::Crash => true,
             _ => false,
         }
@@ -870,7 +872,7 @@ impl<A: Spec> ChandyLamport<A> {
     pub fn initial_states(&self) -> Vec<State<A>> {
         let procs: SmallVec<[Shared<A>; 4]> =
             self.cfg.topology.processes().map(|p| self.house(p, A::initial(p, self.cfg.tokens[p.index()]))).collect();
-        let ckpt = (self.cfg.algorithm != Algorithm::ChandyLamport).then(|| {
+        let ckpt = self.cfg.algorithm.coordinated().then(|| {
             let c = self.cfg.checkpointing;
             let coord = Coordinator::new(procs.len(), usize::from(c.max_concurrent), self.cfg.variant)
                 .with_tolerable_failures(u32::from(c.tolerable_failures));
@@ -970,7 +972,7 @@ impl<A: Spec> ChandyLamport<A> {
                 let receiver = self.recorded_bits(&next.procs[t.channel(c).to.index()]);
                 if let Some(g) = next.ghost.as_mut() {
                     g.on_send(c.index(), cart, tag, receiver, done_before);
-                    if self.cfg.algorithm == Algorithm::Unaligned {
+                    if self.cfg.algorithm.buffers_output() {
                         g.on_buffer(c.index(), tag);
                     }
                 }
@@ -1002,7 +1004,7 @@ impl<A: Spec> ChandyLamport<A> {
                 let overtaken: smallvec::SmallVec<[Cart<A>; 4]> = next.chans.get(c.index())[..i]
                     .iter()
                     .filter_map(|p| match p.msg {
-                        Message::App(cart) if self.cfg.algorithm == Algorithm::Unaligned => Some(cart),
+                        Message::App(cart) if self.cfg.algorithm.barriers_overtake() => Some(cart),
                         _ => None,
                     })
                     .collect();

@@ -16,7 +16,6 @@ use std::hash::Hasher;
 
 use bincode::Options;
 use chandy_lamport::apps::spec::Spec;
-use chandy_lamport::Algorithm;
 use smallvec::SmallVec;
 
 use super::config::Mode;
@@ -136,7 +135,7 @@ impl<A: Spec> ChandyLamport<A> {
         let parts = [
             ("ghost data", data.ghost.is_some(), self.cfg.mode == Mode::Full),
             ("history", data.history.is_some(), self.cfg.mode == Mode::Literal),
-            ("checkpoints", data.ckpt.is_some(), self.cfg.algorithm != Algorithm::ChandyLamport),
+            ("checkpoints", data.ckpt.is_some(), self.cfg.algorithm.coordinated()),
         ];
         if data.sym != self.sym {
             return Err(format!(

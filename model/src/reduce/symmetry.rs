@@ -9,7 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use chandy_lamport::apps::spec::Spec;
-use chandy_lamport::{Algorithm, ChannelId, Message, ProcessId};
+use chandy_lamport::{ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
 
 use crate::model::chans::{Chans, Packet};
@@ -33,7 +33,7 @@ impl<A: Spec> ChandyLamport<A> {
         if self.cfg.por {
             return Err(POR_WITH_SYMMETRY);
         }
-        if self.cfg.algorithm != Algorithm::ChandyLamport {
+        if !self.cfg.algorithm.permutable() {
             return Err("--symmetry is for --algorithm chandy-lamport only (the barrier algorithms' back edges and \
                  output buffers are numbered by channel, and a permutation does not renumber them)");
         }

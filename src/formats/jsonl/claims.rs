@@ -1,11 +1,12 @@
-//! What the logs claim about each snapshot, and the claims no correct run makes.
+//! What the logs claim about each snapshot: its records, the channel records closed and the ids
+//! they claim, and the global snapshot assembled from them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::line::{Location, LogApp, LogId};
-use super::logs::{Anomaly, Claim, States};
+use super::line::{LogApp, LogId};
+use super::logs::{Claim, States};
 use super::parsed::{Body, Parsed, Sends};
-use crate::check::{Event, EventKind, Trace};
+use crate::check::{EventKind, Trace};
 use crate::protocol::{ChannelId, ProcessId, Topology};
 use crate::protocol::{GlobalSnapshot, GlobalState, SnapshotId};
 
@@ -27,20 +28,13 @@ impl<A: LogApp> Context<'_, A> {
         self.topology.name(p)
     }
 
-    /// The snapshots the logs claim: for every snapshot id mentioned, the records and closes,
-    /// what no correct run claims, and the global snapshot when it is complete.
+    /// The snapshots the logs claim: for every snapshot id mentioned, each process's first
+    /// record, each channel's first close and the ids it claims, and the global snapshot when it
+    /// is complete. Whether the claims are ones a correct run makes is the judge's
+    /// (`crate::logs`).
     pub(super) fn claims(&self) -> Vec<Claim<A>> {
         let topology = self.topology;
         let trace = self.trace;
-        // Every receipt or loss read, by the logs' id: (process, index, is a loss).
-        let mut gone: HashMap<&LogId, (usize, usize, bool)> = HashMap::new();
-        for (q, events) in self.by_process.iter().enumerate() {
-            for (i, e) in events.iter().enumerate() {
-                if let Body::Receive { msg, .. } | Body::Loss { msg, .. } = &e.body {
-                    gone.insert(msg, (q, i, matches!(e.body, Body::Loss { .. })));
-                }
-            }
-        }
         let mut claims: BTreeMap<SnapshotId, Claim<A>> = BTreeMap::new();
         let new_claim = |id| Claim {
             id,
@@ -48,71 +42,33 @@ impl<A: LogApp> Context<'_, A> {
             records: vec![None; topology.len()],
             closes: vec![None; topology.channels().len()],
             recorded: vec![Vec::new(); topology.channels().len()],
-            anomalies: Vec::new(),
             unjudged: None,
         };
         // The ids each channel's record holds, by snapshot.
         let mut records: HashMap<(SnapshotId, ChannelId), Vec<&LogId>> = HashMap::new();
-        let mut marked: Vec<HashSet<SnapshotId>> = vec![HashSet::new(); topology.len()];
-        let mut last_state: Vec<Option<(&A, &Location)>> = vec![None; topology.len()];
         for (position, e) in trace.events.iter().enumerate() {
             let (q, index) = self.origins[position];
             let parsed = &self.by_process[q][index];
-            let snapshot = match e.kind {
-                EventKind::Record { snapshot, .. }
-                | EventKind::MarkerSend { snapshot, .. }
-                | EventKind::MarkerReceive { snapshot, .. } => Some(snapshot),
-                _ => None,
-            };
-            if let Some(snapshot) = snapshot {
-                let claim = claims.entry(snapshot).or_insert_with(|| new_claim(snapshot));
-                let name = self.name(e.process);
-                match e.kind {
-                    EventKind::Record { initiated, .. } => {
-                        if claim.records[q].is_some() {
-                            claim.anomalies.push(Anomaly {
-                                message: format!("{name} records its state for snapshot {snapshot} a second time"),
-                                at: vec![("record".into(), parsed.at.clone())],
-                            });
-                        } else {
-                            claim.records[q] = Some(position);
-                            if !initiated && !marked[q].contains(&snapshot) && !self.cause_follows(q, index, snapshot) {
-                                claim.anomalies.push(Anomaly {
-                                    message: format!(
-                                        "{name} records for snapshot {snapshot} as caused by a marker (\"initiated\": false), but no marker of snapshot {snapshot} reached it before"
-                                    ),
-                                    at: vec![("record".into(), parsed.at.clone())],
-                                });
-                            }
-                            self.compare_logged_state(claim, e, parsed, last_state[q]);
-                        }
-                    }
-                    EventKind::MarkerReceive { channel, .. } => {
-                        marked[q].insert(snapshot);
-                        let label = topology.channel_label(channel);
-                        if claim.closes[channel.index()].is_some() {
-                            claim.anomalies.push(Anomaly {
-                                message: format!(
-                                    "the record of {label} for snapshot {snapshot} is closed a second time"
-                                ),
-                                at: vec![("marker receipt".into(), parsed.at.clone())],
-                            });
-                        } else {
-                            claim.closes[channel.index()] = Some(position);
-                            let ids = match &parsed.body {
-                                Body::MarkerReceive { recorded, .. } => recorded.iter().collect(),
-                                _ => Vec::new(),
-                            };
-                            let record = claim.records[q].map(|r| self.origins[r].1);
-                            self.check_recorded(claim, channel, (q, index), record, &ids, &gone);
-                            records.insert((snapshot, channel), ids);
-                        }
-                    }
-                    _ => {}
+            match e.kind {
+                EventKind::Record { snapshot, .. } => {
+                    let claim = claims.entry(snapshot).or_insert_with(|| new_claim(snapshot));
+                    claim.records[q].get_or_insert(position);
                 }
-            }
-            if let Some(state) = &e.state {
-                last_state[q] = Some((state, &parsed.at));
+                EventKind::MarkerSend { snapshot, .. } => {
+                    claims.entry(snapshot).or_insert_with(|| new_claim(snapshot));
+                }
+                EventKind::MarkerReceive { snapshot, channel } => {
+                    let claim = claims.entry(snapshot).or_insert_with(|| new_claim(snapshot));
+                    if claim.closes[channel.index()].is_none() {
+                        claim.closes[channel.index()] = Some(position);
+                        let ids = match &parsed.body {
+                            Body::MarkerReceive { recorded, .. } => recorded.iter().collect(),
+                            _ => Vec::new(),
+                        };
+                        records.insert((snapshot, channel), ids);
+                    }
+                }
+                _ => {}
             }
         }
         // Snapshots mentioned only in what damage cut off.
@@ -128,105 +84,6 @@ impl<A: LogApp> Context<'_, A> {
             self.assemble(claim, &records);
         }
         claims.into_values().collect()
-    }
-
-    /// Whether the record at `index` of process `q` is logged just before a marker receipt
-    /// that may be its cause but whose snapshot could not be told (its sender's log is damaged).
-    fn cause_follows(&self, q: usize, index: usize, snapshot: SnapshotId) -> bool {
-        self.by_process[q][index + 1..]
-            .iter()
-            .find(|e| !matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot))
-            .is_some_and(|e| matches!(e.body, Body::MarkerReceive { snapshot: None, .. }))
-    }
-
-    /// With opaque states, a recorded state must be the state its process logged last before
-    /// recording (when it logged one).
-    fn compare_logged_state(
-        &self,
-        claim: &mut Claim<A>,
-        e: &Event<A>,
-        parsed: &Parsed<A>,
-        last: Option<(&A, &Location)>,
-    ) {
-        if !matches!(self.states, States::Opaque { .. }) {
-            return;
-        }
-        let (Some(recorded), Some((logged, logged_at))) = (&e.state, last) else { return };
-        if recorded != logged {
-            let json = |a: &A| serde_json::to_string(a).unwrap_or_else(|_| format!("{a:?}"));
-            claim.anomalies.push(Anomaly {
-                message: format!(
-                    "{} records the state {} for snapshot {}, but the state it logged last before recording is {}",
-                    self.name(e.process),
-                    json(recorded),
-                    claim.id,
-                    json(logged)
-                ),
-                at: vec![("record".into(), parsed.at.clone()), ("state logged".into(), logged_at.clone())],
-            });
-        }
-    }
-
-    /// Every id a `recorded` list claims must be a message its process received on that channel
-    /// after it recorded and before that marker.
-    fn check_recorded(
-        &self,
-        claim: &mut Claim<A>,
-        channel: ChannelId,
-        (q, close): (usize, usize),
-        record: Option<usize>,
-        ids: &[&LogId],
-        gone: &HashMap<&LogId, (usize, usize, bool)>,
-    ) {
-        let topology = self.topology;
-        let label = topology.channel_label(channel);
-        let receiver = self.name(ProcessId(q as u16));
-        let events = &self.by_process[q];
-        let marker = ("marker receipt".to_string(), events[close].at.clone());
-        let whose = format!("{receiver}'s record of {label} for snapshot {}", claim.id);
-        if record.is_none() && !ids.is_empty() {
-            let list: Vec<String> = ids.iter().map(ToString::to_string).collect();
-            claim.anomalies.push(Anomaly {
-                message: format!(
-                    "{whose} claims {}, but that marker is the first of snapshot {} to reach {receiver}, which records on it: by the marker rule the record of {label} is empty",
-                    list.join(", "),
-                    claim.id
-                ),
-                at: vec![marker],
-            });
-            return;
-        }
-        let mut seen: HashSet<&LogId> = HashSet::new();
-        for &id in ids {
-            let mut at = vec![marker.clone()];
-            let problem = if !seen.insert(id) {
-                format!("claims message {id} twice")
-            } else if let Some(send) = self.sent.ids.get(id) {
-                at.push(("send".into(), send.at.clone()));
-                match gone.get(id) {
-                    _ if send.channel != channel => {
-                        format!("claims message {id}, which was sent on {}", topology.channel_label(send.channel))
-                    }
-                    None => format!("claims message {id}, which {receiver} never receives"),
-                    Some(&(r, i, loss)) => {
-                        at.push((if loss { "loss" } else { "receipt" }.into(), self.by_process[r][i].at.clone()));
-                        if loss {
-                            format!("claims message {id}, which was lost in transit")
-                        } else if i > close {
-                            format!("claims message {id}, which {receiver} receives only after that marker: the marker overtook it, or the record holds a message not yet received")
-                        } else if record.is_some_and(|r| i < r) {
-                            at.push(("record".into(), events[record.unwrap_or(0)].at.clone()));
-                            format!("claims message {id}, which {receiver} received before it recorded")
-                        } else {
-                            continue;
-                        }
-                    }
-                }
-            } else {
-                format!("claims message {id}, which no log sends")
-            };
-            claim.anomalies.push(Anomaly { message: format!("{whose} {problem}"), at });
-        }
     }
 
     /// The global snapshot, when every process recorded and every channel's record closed;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use super::line::{Location, LogId};
+use super::parsed::Parsed;
 use crate::check::{MsgId, Trace, TraceError};
 use crate::protocol::GlobalSnapshot;
 use crate::protocol::ProcessId;
@@ -194,18 +195,6 @@ impl LogError {
     }
 }
 
-/// Something the logs claim about a snapshot that cannot be true of any correct run, though the
-/// logs are readable: a process that records twice, a channel record closed twice, a record
-/// claiming a message the process had not received on that channel between its recording and
-/// the marker.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Anomaly {
-    /// What is wrong, in the logs' names.
-    pub message: String,
-    /// The lines involved, each with its role (`"marker receipt"`).
-    pub at: Vec<(String, Location)>,
-}
-
 /// What the logs claim about one snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim<A: Application> {
@@ -219,8 +208,6 @@ pub struct Claim<A: Application> {
     pub closes: Vec<Option<usize>>,
     /// The message ids each channel's record claims (its closing `recorded` list), by channel.
     pub recorded: Vec<Vec<LogId>>,
-    /// Claims no correct run makes.
-    pub anomalies: Vec<Anomaly>,
     /// Why the snapshot cannot be judged, when it is incomplete in what was read and what is
     /// missing belongs to a damaged log ([`Logs::damage`]).
     pub unjudged: Option<String>,
@@ -273,6 +260,12 @@ pub struct Logs<A: Application> {
     pub kept: Vec<(usize, usize)>,
     /// Each process's log is damaged: missing, ending mid-line, or cut short by damage.
     pub damaged: Vec<bool>,
+    /// Every event line read, each process's in its own order: also those damage cut off from
+    /// [`Logs::trace`].
+    pub lines: Vec<Vec<Parsed<A>>>,
+    /// Each event of [`Logs::trace`]: its process, and its index among that process's
+    /// [`Logs::lines`].
+    pub origins: Vec<(usize, usize)>,
 }
 
 impl<A: Application> Logs<A> {

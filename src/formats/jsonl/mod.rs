@@ -59,14 +59,10 @@
 //! left, and a snapshot incomplete in it whose missing part belongs to a damaged log is not
 //! judged ([`Claim::unjudged`]).
 //!
-//! Each snapshot's claims are checked by id ([`Claim::anomalies`]): every id of a `recorded`
-//! list must be a message its process received on that channel after it recorded and before
-//! that marker (the first marker of a snapshot, on which the process records, closes an empty
-//! record); a `record` with `"initiated": false` must follow a marker of its snapshot; nobody
-//! records twice or closes a record twice; and, with opaque states, a recorded state is the state
-//! its process logged last before it. The logged states are never taken as the truth: the
-//! trace checker recomputes every state by the application's transitions and reports a logged
-//! state they do not produce.
+//! What each snapshot's lines claim ([`Claim`]: its records, the channel records closed and the
+//! ids they claim) is read here; whether a correct run could claim it, and everything else the
+//! theorem asks, is judged by [`crate::logs`]. The logged states are never taken as the truth:
+//! the trace checker recomputes every state by the application's transitions.
 //!
 //! The order rebuilt is each process's own order, a receipt or loss after its message's send,
 //! and the k-th receipt of a snapshot's marker on a channel after its k-th sending there (see
@@ -97,7 +93,8 @@ mod tests;
 mod write;
 
 pub use line::{Kind, Line, Location, LogApp, LogId};
-pub use logs::{Anomaly, Claim, Damage, LogError, LogProblem, Logs, States};
+pub use logs::{Claim, Damage, LogError, LogProblem, Logs, States};
+pub use parsed::{Body, Parsed};
 pub use read::{parse_logs, read_logs};
 pub(crate) use stream::{Ev, EvBody, Id, Reader as EventReader};
 pub use stream::{NotClean, Source};

@@ -10,23 +10,27 @@ use crate::protocol::{Application, SnapshotId};
 use crate::protocol::{ChannelId, ProcessId};
 
 /// One event line, checked and resolved against the topology.
-#[derive(Clone)]
-pub(super) struct Parsed<A: Application> {
-    pub(super) at: Location,
-    pub(super) process: ProcessId,
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed<A: Application> {
+    /// Where it is.
+    pub at: Location,
+    /// Whose event it is.
+    pub process: ProcessId,
     pub(super) order: Order,
-    pub(super) body: Body<A::Msg, A::Step>,
-    pub(super) state: Option<A>,
+    /// What happened, with the logs' own message ids.
+    pub body: Body<A::Msg, A::Step>,
+    /// The state logged with it.
+    pub state: Option<A>,
 }
 
 /// What orders a process's events: `seq`, or `time` when its logs have no `seq`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) enum Order {
     Seq(u64),
     Time { key: TimeKey, text: String },
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum TimeKey {
     Integer(i128),
     Float(f64),
@@ -64,6 +68,16 @@ impl TimeKey {
     }
 }
 
+// A time is a JSON number (finite: serde_json refuses 1e400) or a timestamp: equality is total.
+impl Eq for Order {}
+
+impl<A: Application + Eq> Eq for Parsed<A>
+where
+    A::Msg: Eq,
+    A::Step: Eq,
+{
+}
+
 impl Order {
     pub(super) fn name(&self) -> &'static str {
         match self {
@@ -73,38 +87,61 @@ impl Order {
     }
 }
 
-#[derive(Clone)]
-pub(super) enum Body<M, S> {
+/// What an event line says happened, resolved against the topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body<M, S> {
+    /// `send`.
     Send {
+        /// Its channel.
         channel: ChannelId,
+        /// The message's id.
         msg: LogId,
+        /// The message.
         payload: M,
     },
+    /// `receive`.
     Receive {
+        /// Its channel.
         channel: ChannelId,
+        /// The message's id.
         msg: LogId,
     },
+    /// `loss`.
     Loss {
+        /// Its channel.
         channel: ChannelId,
+        /// The message's id.
         msg: LogId,
     },
+    /// `internal`.
     Internal {
+        /// The step.
         step: S,
     },
+    /// `record`.
     Record {
+        /// The snapshot.
         snapshot: SnapshotId,
+        /// Whether the process initiated it.
         initiated: bool,
     },
-    /// `None`s until resolved: a marker-send without `snapshot` belongs to the snapshot its
-    /// process recorded last; one without `channel` is one on every outgoing channel.
+    /// `marker-send`: `None`s until resolved (a marker-send without `snapshot` belongs to the
+    /// snapshot its process recorded last; one without `channel` is one on every outgoing
+    /// channel), and where damage leaves them unresolved.
     MarkerSend {
+        /// The snapshot.
         snapshot: Option<SnapshotId>,
+        /// The channel.
         channel: Option<ChannelId>,
     },
-    /// A `None` snapshot until resolved: the k-th marker received on a channel is the k-th sent.
+    /// `marker-receive`: a `None` snapshot until resolved (the k-th marker received on a channel
+    /// is the k-th sent), and where damage leaves it unresolved.
     MarkerReceive {
+        /// The snapshot.
         snapshot: Option<SnapshotId>,
+        /// The channel.
         channel: ChannelId,
+        /// The ids the process claims its record of the channel holds.
         recorded: Vec<LogId>,
     },
 }

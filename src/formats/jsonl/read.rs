@@ -346,7 +346,7 @@ pub fn parse_logs<A: LogApp>(
     };
     let claims = context.claims();
     let kept = by_process.iter().zip(&kept).map(|(events, &k)| (events.len(), k)).collect();
-    Ok(Logs { trace, locations, claims, names, damage, kept, damaged })
+    Ok(Logs { trace, locations, claims, names, damage, kept, damaged, lines: by_process, origins })
 }
 
 /// Puts a process's events in its own order: by `seq` (0, 1, 2, … with no gap or repeat), or,

@@ -552,7 +552,7 @@ fn a_newer_barrier_subsumes_the_checkpoint_in_progress_and_older_barriers_are_ob
         let cancel = |to| Effect::Send { channel: c(&t, 2, to), message: Message::Cancel(S0) };
         assert_eq!(first_sends, [cancel(0), cancel(1)], "{algorithm}");
         out.clear();
-        if algorithm == Algorithm::Aligned {
+        if algorithm.aligns() {
             // S1's barrier blocks its input: nothing more is taken from it until S1 aligns.
             let blocked = Err(CoreError::Blocked { process: p(2), channel: c(&t, 1, 2) });
             assert_eq!(q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out), blocked);

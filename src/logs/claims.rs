@@ -1,0 +1,224 @@
+//! The logs' claims judged: what each snapshot's lines claim (its records, the channel records
+//! closed and the ids they hold) against what no correct run claims — a process that records
+//! twice or for no marker, a channel record closed twice, a record claiming a message its
+//! process had not received on that channel between its recording and the marker, and with
+//! opaque states a recorded state other than the one logged last before it.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::check::EventKind;
+use crate::formats::jsonl::{Body, Location, LogApp, LogId, Logs, Parsed};
+use crate::protocol::{ChannelId, ProcessId, SnapshotId, Topology};
+
+/// Something the logs claim about a snapshot that cannot be true of any correct run, though the
+/// logs are readable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Anomaly {
+    /// What is wrong, in the logs' names.
+    pub message: String,
+    /// The lines involved, each with its role (`"marker receipt"`).
+    pub at: Vec<(String, Location)>,
+}
+
+/// A message's send, by the logs' id.
+struct Sent<'a> {
+    channel: ChannelId,
+    at: &'a Location,
+}
+
+/// The logs read whole, as the claims are judged.
+struct Judge<'a, A: LogApp> {
+    topology: &'a Topology,
+    logs: &'a Logs<A>,
+    opaque: bool,
+    sent: HashMap<&'a LogId, Sent<'a>>,
+    /// Every receipt or loss read, by the logs' id: (process, index, is a loss).
+    gone: HashMap<&'a LogId, (usize, usize, bool)>,
+}
+
+/// The anomalies of each of `logs.claims`, in its order. With `opaque` states, a recorded state
+/// is compared with the state its process logged last before recording.
+pub fn anomalies<A: LogApp>(topology: &Topology, logs: &Logs<A>, opaque: bool) -> Vec<Vec<Anomaly>> {
+    let mut sent = HashMap::new();
+    let mut gone = HashMap::new();
+    for (q, events) in logs.lines.iter().enumerate() {
+        for (i, e) in events.iter().enumerate() {
+            match &e.body {
+                Body::Send { channel, msg, .. } => {
+                    sent.entry(msg).or_insert(Sent { channel: *channel, at: &e.at });
+                }
+                Body::Receive { msg, .. } | Body::Loss { msg, .. } => {
+                    gone.insert(msg, (q, i, matches!(e.body, Body::Loss { .. })));
+                }
+                _ => {}
+            }
+        }
+    }
+    Judge { topology, logs, opaque, sent, gone }.anomalies()
+}
+
+impl<A: LogApp> Judge<'_, A> {
+    fn name(&self, p: ProcessId) -> &str {
+        self.topology.name(p)
+    }
+
+    fn anomalies(&self) -> Vec<Vec<Anomaly>> {
+        let topology = self.topology;
+        let logs = self.logs;
+        let index: HashMap<SnapshotId, usize> = logs.claims.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+        let mut found: Vec<Vec<Anomaly>> = vec![Vec::new(); logs.claims.len()];
+        let mut recorded: HashSet<(SnapshotId, usize)> = HashSet::new();
+        let mut closed: HashSet<(SnapshotId, ChannelId)> = HashSet::new();
+        let mut marked: Vec<HashSet<SnapshotId>> = vec![HashSet::new(); topology.len()];
+        let mut last_state: Vec<Option<(&A, &Location)>> = vec![None; topology.len()];
+        for (position, e) in logs.trace.events.iter().enumerate() {
+            let (q, i) = logs.origins[position];
+            let parsed = &logs.lines[q][i];
+            let name = self.name(e.process);
+            match e.kind {
+                EventKind::Record { snapshot, initiated } => {
+                    let Some(&c) = index.get(&snapshot) else { continue };
+                    let out = &mut found[c];
+                    if !recorded.insert((snapshot, q)) {
+                        out.push(Anomaly {
+                            message: format!("{name} records its state for snapshot {snapshot} a second time"),
+                            at: vec![("record".into(), parsed.at.clone())],
+                        });
+                    } else {
+                        if !initiated && !marked[q].contains(&snapshot) && !self.cause_follows(q, i, snapshot) {
+                            out.push(Anomaly {
+                                message: format!(
+                                    "{name} records for snapshot {snapshot} as caused by a marker (\"initiated\": false), but no marker of snapshot {snapshot} reached it before"
+                                ),
+                                at: vec![("record".into(), parsed.at.clone())],
+                            });
+                        }
+                        self.compare_logged_state(out, snapshot, parsed, last_state[q]);
+                    }
+                }
+                EventKind::MarkerReceive { snapshot, channel } => {
+                    marked[q].insert(snapshot);
+                    let Some(&c) = index.get(&snapshot) else { continue };
+                    let label = topology.channel_label(channel);
+                    if !closed.insert((snapshot, channel)) {
+                        found[c].push(Anomaly {
+                            message: format!("the record of {label} for snapshot {snapshot} is closed a second time"),
+                            at: vec![("marker receipt".into(), parsed.at.clone())],
+                        });
+                    } else {
+                        let ids: Vec<&LogId> = match &parsed.body {
+                            Body::MarkerReceive { recorded, .. } => recorded.iter().collect(),
+                            _ => Vec::new(),
+                        };
+                        // The record, when it came before this marker in the run.
+                        let record = logs.claims[c].records[q].filter(|&r| r < position).map(|r| logs.origins[r].1);
+                        self.check_recorded(&mut found[c], snapshot, channel, (q, i), record, &ids);
+                    }
+                }
+                _ => {}
+            }
+            if let Some(state) = &e.state {
+                last_state[q] = Some((state, &parsed.at));
+            }
+        }
+        found
+    }
+
+    /// Whether the record at `index` of process `q` is logged just before a marker receipt
+    /// that may be its cause but whose snapshot could not be told (its sender's log is damaged).
+    fn cause_follows(&self, q: usize, index: usize, snapshot: SnapshotId) -> bool {
+        self.logs.lines[q][index + 1..]
+            .iter()
+            .find(|e| !matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot))
+            .is_some_and(|e| matches!(e.body, Body::MarkerReceive { snapshot: None, .. }))
+    }
+
+    /// With opaque states, a recorded state must be the state its process logged last before
+    /// recording (when it logged one).
+    fn compare_logged_state(
+        &self,
+        out: &mut Vec<Anomaly>,
+        snapshot: SnapshotId,
+        parsed: &Parsed<A>,
+        last: Option<(&A, &Location)>,
+    ) {
+        if !self.opaque {
+            return;
+        }
+        let (Some(recorded), Some((logged, logged_at))) = (&parsed.state, last) else { return };
+        if recorded != logged {
+            let json = |a: &A| serde_json::to_string(a).unwrap_or_else(|_| format!("{a:?}"));
+            out.push(Anomaly {
+                message: format!(
+                    "{} records the state {} for snapshot {}, but the state it logged last before recording is {}",
+                    self.name(parsed.process),
+                    json(recorded),
+                    snapshot,
+                    json(logged)
+                ),
+                at: vec![("record".into(), parsed.at.clone()), ("state logged".into(), logged_at.clone())],
+            });
+        }
+    }
+
+    /// Every id a `recorded` list claims must be a message its process received on that channel
+    /// after it recorded and before that marker.
+    fn check_recorded(
+        &self,
+        out: &mut Vec<Anomaly>,
+        snapshot: SnapshotId,
+        channel: ChannelId,
+        (q, close): (usize, usize),
+        record: Option<usize>,
+        ids: &[&LogId],
+    ) {
+        let topology = self.topology;
+        let label = topology.channel_label(channel);
+        let receiver = self.name(ProcessId(q as u16));
+        let events = &self.logs.lines[q];
+        let marker = ("marker receipt".to_string(), events[close].at.clone());
+        let whose = format!("{receiver}'s record of {label} for snapshot {snapshot}");
+        if record.is_none() && !ids.is_empty() {
+            let list: Vec<String> = ids.iter().map(ToString::to_string).collect();
+            out.push(Anomaly {
+                message: format!(
+                    "{whose} claims {}, but that marker is the first of snapshot {snapshot} to reach {receiver}, which records on it: by the marker rule the record of {label} is empty",
+                    list.join(", "),
+                ),
+                at: vec![marker],
+            });
+            return;
+        }
+        let mut seen: HashSet<&LogId> = HashSet::new();
+        for &id in ids {
+            let mut at = vec![marker.clone()];
+            let problem = if !seen.insert(id) {
+                format!("claims message {id} twice")
+            } else if let Some(send) = self.sent.get(id) {
+                at.push(("send".into(), send.at.clone()));
+                match self.gone.get(id) {
+                    _ if send.channel != channel => {
+                        format!("claims message {id}, which was sent on {}", topology.channel_label(send.channel))
+                    }
+                    None => format!("claims message {id}, which {receiver} never receives"),
+                    Some(&(r, i, loss)) => {
+                        at.push((if loss { "loss" } else { "receipt" }.into(), self.logs.lines[r][i].at.clone()));
+                        if loss {
+                            format!("claims message {id}, which was lost in transit")
+                        } else if i > close {
+                            format!("claims message {id}, which {receiver} receives only after that marker: the marker overtook it, or the record holds a message not yet received")
+                        } else if record.is_some_and(|r| i < r) {
+                            at.push(("record".into(), events[record.unwrap_or(0)].at.clone()));
+                            format!("claims message {id}, which {receiver} received before it recorded")
+                        } else {
+                            continue;
+                        }
+                    }
+                }
+            } else {
+                format!("claims message {id}, which no log sends")
+            };
+            out.push(Anomaly { message: format!("{whose} {problem}"), at });
+        }
+    }
+}
