@@ -11,11 +11,11 @@ use chandy_lamport::formats::jsonl::{LogApp, Source};
 use chandy_lamport::formats::top::TopFile;
 use libfuzzer_sys::fuzz_target;
 use chandy_lamport::logs::text::print_outcome;
-use chandy_lamport::logs::{judge_logs, judge_texts, Mode, Reader};
+use chandy_lamport::logs::{judge_logs, judge_texts, Semantics, Reader};
 
-fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A>) {
-    let whole = judge_logs(&top.topology, initial.clone(), Source::Texts(texts), mode, Reader::Whole, &mut ());
-    let outcome = judge_texts(&top.topology, initial, texts, mode);
+fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], semantics: &Semantics<A>) {
+    let whole = judge_logs(&top.topology, initial.clone(), Source::Texts(texts), semantics, Reader::Whole, &mut ());
+    let outcome = judge_texts(&top.topology, initial, texts, semantics);
     match (&outcome, &whole) {
         (Ok(one), Ok(whole)) => assert_eq!(one, whole, "the one pass and the whole reader differ"),
         (Err(one), Err(whole)) => assert_eq!(one.to_string(), whole.to_string()),
@@ -50,9 +50,9 @@ fuzz_target!(|text: &str| {
     let tokens = |i: usize| top.tokens.get(i).copied().unwrap_or(0);
     if too_many_tokens::<Bank>(&top.tokens).is_none() {
         let banks: Vec<Bank> = processes().map(|p| Bank::initial(p, tokens(p.index()))).collect();
-        judge(&top, banks, &texts, &Mode::interpreted());
+        judge(&top, banks, &texts, &Semantics::interpreted());
     }
     let balances = processes().map(|p| Balance(i64::from(tokens(p.index())))).collect();
-    judge(&top, balances, &texts, &Mode::balance());
-    judge(&top, vec![Opaque::default(); top.topology.len()], &texts, &Mode::none());
+    judge(&top, balances, &texts, &Semantics::balance());
+    judge(&top, vec![Opaque::default(); top.topology.len()], &texts, &Semantics::opaque());
 });

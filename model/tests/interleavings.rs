@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::formats::top::TopFile;
-use chandy_lamport::logs::{judge_files, Mode};
+use chandy_lamport::logs::{judge_files, Semantics};
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::{Algorithm, Topology, Variant};
 use proptest::prelude::*;
@@ -79,7 +79,7 @@ fn verdicts(dir: &Path, files: &[PathBuf]) -> String {
         }
     }
     let initial = top.tokens.iter().map(|&t| Bank::new(t)).collect();
-    let text = match judge_files::<Bank>(topology, initial, files, &Mode::interpreted()) {
+    let text = match judge_files::<Bank>(topology, initial, files, &Semantics::interpreted()) {
         Ok(outcome) => {
             let mut v = serde_json::to_value(&outcome).unwrap();
             v.as_object_mut().unwrap().remove("files");

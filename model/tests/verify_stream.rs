@@ -9,7 +9,7 @@ use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::json::Opaque;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::formats::jsonl::{LogApp, NotClean, Source, States};
-use chandy_lamport::logs::{judge_in_one_pass, judge_logs, Mode, Outcome, Reader};
+use chandy_lamport::logs::{judge_in_one_pass, judge_logs, Semantics, Judgement, Reader};
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
 use model::cli::verify::Ticker;
@@ -39,9 +39,9 @@ fn banks() -> Vec<Bank> {
 }
 
 /// The outcome by `reader`: the JSON report, or the error's text.
-fn outcome<A: LogApp>(initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A>, reader: Reader) -> String {
+fn outcome<A: LogApp>(initial: Vec<A>, texts: &[(String, String)], semantics: &Semantics<A>, reader: Reader) -> String {
     let t = Topology::complete(4).unwrap();
-    match judge_logs(&t, initial, Source::Texts(texts), mode, reader, &mut ()) {
+    match judge_logs(&t, initial, Source::Texts(texts), semantics, reader, &mut ()) {
         Ok(outcome) => serde_json::to_string_pretty(&outcome).unwrap(),
         Err(e) => format!("error: {e:#}"),
     }
@@ -50,11 +50,11 @@ fn outcome<A: LogApp>(initial: Vec<A>, texts: &[(String, String)], mode: &Mode<A
 /// Both readers agree on `texts`, as the bank's logs and as opaque ones; returns the bank's
 /// outcome.
 fn agree(texts: &[(String, String)], what: &str) -> String {
-    let bank = outcome(banks(), texts, &Mode::interpreted(), Reader::OnePass);
-    assert_eq!(bank, outcome(banks(), texts, &Mode::interpreted(), Reader::Whole), "as the bank's logs, {what}");
+    let bank = outcome(banks(), texts, &Semantics::interpreted(), Reader::OnePass);
+    assert_eq!(bank, outcome(banks(), texts, &Semantics::interpreted(), Reader::Whole), "as the bank's logs, {what}");
     let none = || vec![Opaque::default(); 4];
-    let opaque = outcome(none(), texts, &Mode::none(), Reader::OnePass);
-    assert_eq!(opaque, outcome(none(), texts, &Mode::none(), Reader::Whole), "as opaque logs, {what}");
+    let opaque = outcome(none(), texts, &Semantics::opaque(), Reader::OnePass);
+    assert_eq!(opaque, outcome(none(), texts, &Semantics::opaque(), Reader::Whole), "as opaque logs, {what}");
     bank
 }
 
@@ -305,7 +305,7 @@ fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
     let t = Topology::complete(4).unwrap();
     let lines = Lines::default();
     let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
-    let outcome = judge_logs(&t, banks(), Source::Texts(&texts), &Mode::interpreted(), Reader::OnePass, &mut ticker);
+    let outcome = judge_logs(&t, banks(), Source::Texts(&texts), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
     assert!(outcome.unwrap().ok);
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     let first = text.lines().next().unwrap_or_default();
@@ -324,13 +324,13 @@ fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
     doctored[0].1 = doctored[0].1.replacen("\"jars\":", "\"jars\":1", 1);
     let lines = Lines::default();
     let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
-    let outcome = judge_logs(&t, banks(), Source::Texts(&doctored), &Mode::interpreted(), Reader::OnePass, &mut ticker);
+    let outcome = judge_logs(&t, banks(), Source::Texts(&doctored), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
     assert_eq!(outcome.unwrap().exit_code, 1);
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     assert!(text.is_empty() || text.ends_with(": reading the logs whole to word the findings\n"), "{text}");
     let quiet = Lines::default();
     let mut ticker = Ticker::to(std::time::Duration::from_secs(3600), Box::new(quiet.clone()));
-    judge_logs(&t, banks(), Source::Texts(&doctored), &Mode::interpreted(), Reader::OnePass, &mut ticker).unwrap();
+    judge_logs(&t, banks(), Source::Texts(&doctored), &Semantics::interpreted(), Reader::OnePass, &mut ticker).unwrap();
     assert!(quiet.0.lock().unwrap().is_empty(), "no line before the first interval");
 }
 
@@ -357,7 +357,7 @@ fn files_are_read_in_chunks_whatever_their_line_ends_and_blank_lines() {
     let one = judge_in_one_pass(&t, &banks(), Source::Files(&paths), &States::Interpreted, None, &mut |_| {});
     assert!(one.is_ok(), "{one:?}");
     let by = |reader| {
-        let o = judge_logs(&t, banks(), Source::Files(&paths), &Mode::interpreted(), reader, &mut ());
+        let o = judge_logs(&t, banks(), Source::Files(&paths), &Semantics::interpreted(), reader, &mut ());
         serde_json::to_string(&o.unwrap()).unwrap()
     };
     assert_eq!(by(Reader::OnePass), by(Reader::Whole));
@@ -366,7 +366,7 @@ fn files_are_read_in_chunks_whatever_their_line_ends_and_blank_lines() {
     let at = bytes.windows(8).position(|w| w == b"\"seq\":5,").unwrap();
     bytes.splice(at..at, b"\"time\":\"\xff\",".iter().copied());
     std::fs::write(&paths[2], bytes).unwrap();
-    let o = judge_logs(&t, banks(), Source::Files(&paths), &Mode::interpreted(), Reader::OnePass, &mut ());
+    let o = judge_logs(&t, banks(), Source::Files(&paths), &Semantics::interpreted(), Reader::OnePass, &mut ());
     let e = o.expect_err("not UTF-8");
     assert!(format!("{e:#}").ends_with("not UTF-8 text: JSON lines are UTF-8"), "{e:#}");
 }
@@ -387,15 +387,15 @@ fn logs_read_from_pipes_are_read_once_by_the_whole_reader() {
         paths.push(dir.join(file));
     }
     let writer = std::thread::spawn(move || std::fs::write(&pipe, doctored).unwrap());
-    let by_pipe = judge_logs(&t, banks(), Source::Files(&paths), &Mode::interpreted(), Reader::OnePass, &mut ());
+    let by_pipe = judge_logs(&t, banks(), Source::Files(&paths), &Semantics::interpreted(), Reader::OnePass, &mut ());
     writer.join().unwrap();
     let by_pipe = by_pipe.unwrap();
     let mut texts = texts;
     texts[0].1 = texts[0].1.replacen("\"jars\":", "\"jars\":1", 1);
-    let by_text = judge_logs(&t, banks(), Source::Texts(&texts), &Mode::interpreted(), Reader::Whole, &mut ());
+    let by_text = judge_logs(&t, banks(), Source::Texts(&texts), &Semantics::interpreted(), Reader::Whole, &mut ());
     let by_text = by_text.unwrap();
     assert_eq!(by_pipe.exit_code, 1);
-    let messages = |o: &Outcome| o.run.iter().map(|f| f.message.clone()).collect::<Vec<_>>();
+    let messages = |o: &Judgement| o.run.iter().map(|f| f.message.clone()).collect::<Vec<_>>();
     assert_eq!((by_pipe.events, &by_pipe.snapshots), (by_text.events, &by_text.snapshots));
     assert_eq!(messages(&by_pipe), messages(&by_text));
     assert_eq!(by_pipe.run[0].at, [format!("event at {}:1", paths[0].display())]);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::claims::Anomaly;
-use super::mode::Conserved;
+use super::semantics::Conserved;
 use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
 use crate::formats::jsonl::{Claim, Damage, LogApp, Logs};
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};

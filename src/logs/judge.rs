@@ -9,9 +9,9 @@ use thiserror::Error;
 
 use super::claims::anomalies;
 use super::findings::{clause_name, total, AsJson, Finding, Names};
-use super::mode::Mode;
+use super::semantics::Semantics;
 use super::onepass::{judge_in_one_pass, Clean, Progress};
-use super::outcome::{conclude, Capped, Outcome, SnapshotVerdict};
+use super::judgement::{conclude, Capped, Judgement, SnapshotVerdict};
 use crate::check::{check_ids, fifo_breaks, unterminated, CheckError, Clause, EventKind, MsgId, Trace, Violation};
 use crate::formats::jsonl::{parse_logs, read_logs, Claim, LogApp, LogError, LogId, Logs, NotClean, Source};
 use crate::protocol::{Application, GlobalSnapshot, GlobalState, ProcessId, SnapshotId, Topology};
@@ -70,9 +70,9 @@ pub fn judge_files<A: LogApp>(
     topology: &Topology,
     initial: Vec<A>,
     files: &[std::path::PathBuf],
-    mode: &Mode<A>,
-) -> Result<Outcome, LogsError> {
-    judge_logs(topology, initial, Source::Files(files), mode, Reader::OnePass, &mut ())
+    semantics: &Semantics<A>,
+) -> Result<Judgement, LogsError> {
+    judge_logs(topology, initial, Source::Files(files), semantics, Reader::OnePass, &mut ())
 }
 
 /// [`judge_logs`] on texts already read (`(file name, text)` pairs), in one pass, watched by
@@ -81,9 +81,9 @@ pub fn judge_texts<A: LogApp>(
     topology: &Topology,
     initial: Vec<A>,
     texts: &[(String, String)],
-    mode: &Mode<A>,
-) -> Result<Outcome, LogsError> {
-    judge_logs(topology, initial, Source::Texts(texts), mode, Reader::OnePass, &mut ())
+    semantics: &Semantics<A>,
+) -> Result<Judgement, LogsError> {
+    judge_logs(topology, initial, Source::Texts(texts), semantics, Reader::OnePass, &mut ())
 }
 
 /// Judges the logs of a run of `A` (initial states `initial`) from `source`: every snapshot
@@ -93,30 +93,30 @@ pub fn judge_logs<A: LogApp>(
     topology: &Topology,
     initial: Vec<A>,
     source: Source<'_>,
-    mode: &Mode<A>,
+    semantics: &Semantics<A>,
     reader: Reader,
     watch: &mut dyn Watch,
-) -> Result<Outcome, LogsError> {
+) -> Result<Judgement, LogsError> {
     let files: Vec<String> = match source {
         Source::Files(files) => files.iter().map(|f| f.display().to_string()).collect(),
         Source::Texts(texts) => texts.iter().map(|(file, _)| file.clone()).collect(),
     };
     if reader == Reader::OnePass {
         let mut progress = |p| watch.progress(p);
-        match judge_in_one_pass(topology, &initial, source, &mode.states, mode.amount, &mut progress) {
+        match judge_in_one_pass(topology, &initial, source, &semantics.states, semantics.amount, &mut progress) {
             Ok(clean) => return Ok(clean_outcome(files, &clean)),
             Err(why) => watch.read_whole(&why),
         }
     }
     let logs: Logs<A> = match source {
-        Source::Files(paths) => read_logs(topology, initial, paths, &mode.states)?,
-        Source::Texts(texts) => parse_logs(topology, initial, texts, &mode.states)?,
+        Source::Files(paths) => read_logs(topology, initial, paths, &semantics.states)?,
+        Source::Texts(texts) => parse_logs(topology, initial, texts, &semantics.states)?,
     };
-    judge(topology, &logs, files, mode)
+    judge(topology, &logs, files, semantics)
 }
 
 /// The outcome of clean logs: every snapshot holds, the run is consistent, nothing is damaged.
-fn clean_outcome(files: Vec<String>, clean: &Clean) -> Outcome {
+fn clean_outcome(files: Vec<String>, clean: &Clean) -> Judgement {
     let snapshots = clean
         .snapshots
         .iter()
@@ -137,8 +137,8 @@ fn judge<A: LogApp>(
     topology: &Topology,
     logs: &Logs<A>,
     files: Vec<String>,
-    mode: &Mode<A>,
-) -> Result<Outcome, LogsError> {
+    semantics: &Semantics<A>,
+) -> Result<Judgement, LogsError> {
     if logs.kept.iter().all(|&(read, _)| read == 0) {
         return Err(LogsError::NoEvents { files: files.join(", ") });
     }
@@ -146,7 +146,7 @@ fn judge<A: LogApp>(
     // Without an application, the replays (clauses c and d, logged states) have nothing to
     // recompute: the checker's transitions leave opaque states as they are.
     let judged = |v: &Violation| {
-        !(mode.opaque()
+        !(semantics.is_opaque()
             && matches!(v.clause(), Clause::RecordedReachable | Clause::EndReachable | Clause::LoggedStates))
     };
     let mut run = Capped::default();
@@ -167,7 +167,7 @@ fn judge<A: LogApp>(
         }
     };
     let by_name: HashMap<&LogId, MsgId> = logs.names.iter().map(|(id, name)| (name, *id)).collect();
-    let anomalies = anomalies(topology, logs, mode.opaque());
+    let anomalies = anomalies(topology, logs, semantics.is_opaque());
     let mut snapshots = Vec::with_capacity(logs.claims.len());
     for (claim, anomalies) in logs.claims.iter().zip(&anomalies) {
         let violations = match &claim.snapshot {
@@ -201,7 +201,7 @@ fn judge<A: LogApp>(
             }
         }
         // A wrong total follows from any other finding; alone, it is the finding.
-        if let Some(total) = mode.amount.and_then(|amount| total(&names, claim, amount)) {
+        if let Some(total) = semantics.amount.and_then(|amount| total(&names, claim, amount)) {
             match causes.is_empty() {
                 true => causes.push(total),
                 false => replays.insert(0, total),
@@ -226,7 +226,7 @@ fn judge<A: LogApp>(
             more_findings: findings.more,
         });
     }
-    if !mode.opaque() && logs.claims.iter().all(|c| c.snapshot.is_none()) {
+    if !semantics.is_opaque() && logs.claims.iter().all(|c| c.snapshot.is_none()) {
         // No complete snapshot, so no check above cross-checked the logged states: they are
         // cross-checked through a snapshot id the logs do not use (its own verdict, never
         // recorded, is not reported).

@@ -1,11 +1,11 @@
 //! Judging a run's logs: reading the events of any implementation of the marker algorithm
 //! (JSON lines, see [`crate::formats::jsonl`]), judging every snapshot they mention by the
 //! theorem's clauses and the run's own consistency, and the verdicts and findings as data
-//! ([`Outcome`]), in the logs' own words: process and channel names as the topology spells
+//! ([`Judgement`]), in the logs' own words: process and channel names as the topology spells
 //! them, message ids as the logs spell them, the file:line of every event involved.
 //!
 //! With an application's states the states are recomputed by its transitions, and the states
-//! in the logs only cross-checked, never trusted; with opaque states ([`Mode::none`]) only what
+//! in the logs only cross-checked, never trusted; with opaque states ([`Semantics::none`]) only what
 //! needs no application is judged. Clean logs are judged in one pass, memory bounded by what is
 //! in flight; logs with a finding (or an error) are then read whole, and the trace checker
 //! ([`mod@crate::check`]) words each finding. Both readers give the same outcome
@@ -16,7 +16,7 @@
 //! ```
 //! use chandy_lamport::apps::json::Balance;
 //! use chandy_lamport::formats::jsonl::Source;
-//! use chandy_lamport::logs::{judge_logs, Mode, Reader};
+//! use chandy_lamport::logs::{judge_logs, Semantics, Reader};
 //! use chandy_lamport::Topology;
 //!
 //! let topology = Topology::ring(2)?;
@@ -28,7 +28,7 @@
 //! {"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0","state":5}"#;
 //! let texts = [("P0.jsonl".to_string(), p0.to_string()), ("P1.jsonl".to_string(), p1.to_string())];
 //! let initial = vec![Balance(5), Balance(5)];
-//! let outcome = judge_logs(&topology, initial, Source::Texts(&texts), &Mode::balance(), Reader::OnePass, &mut ())?;
+//! let outcome = judge_logs(&topology, initial, Source::Texts(&texts), &Semantics::balance(), Reader::OnePass, &mut ())?;
 //! assert!(outcome.ok, "{}", outcome.summary);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -37,9 +37,9 @@ mod claims;
 mod findings;
 mod initial;
 mod judge;
-mod mode;
+mod semantics;
 mod onepass;
-mod outcome;
+mod judgement;
 mod pushed;
 #[cfg(test)]
 mod tests;
@@ -49,7 +49,7 @@ pub use claims::{anomalies as judge_claims, Anomaly};
 pub use findings::Finding;
 pub use initial::{read_initial, InitialError, InitialProblem};
 pub use judge::{judge_files, judge_logs, judge_texts, LogsError, Reader, Watch};
-pub use mode::{Conserved, Mode};
+pub use semantics::{Conserved, Semantics};
 pub use onepass::{judge_in_one_pass, Clean, Progress};
-pub use outcome::{Outcome, SnapshotVerdict, EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED, MAX_FINDINGS};
+pub use judgement::{Judgement, SnapshotVerdict, EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED, MAX_FINDINGS};
 pub use pushed::{PushError, PushedLogs};

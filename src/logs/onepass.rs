@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::mode::Conserved;
+use super::semantics::Conserved;
 use crate::formats::jsonl::{Ev, EvBody, EventReader as Reader, Id, LogApp, NotClean, Source, States};
 use crate::protocol::{ChannelId, ProcessId, SnapshotId, Topology};
 

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use thiserror::Error;
 
 use super::judge::{judge_logs, LogsError, Reader, Watch};
-use super::mode::Mode;
-use super::outcome::Outcome;
+use super::semantics::Semantics;
+use super::judgement::Judgement;
 use crate::formats::jsonl::{Line, LogApp, Source};
 use crate::protocol::Topology;
 
@@ -81,10 +81,10 @@ impl PushedLogs {
     pub fn judge<A: LogApp>(
         &self,
         initial: Vec<A>,
-        mode: &Mode<A>,
+        semantics: &Semantics<A>,
         reader: Reader,
         watch: &mut dyn Watch,
-    ) -> Result<Outcome, LogsError> {
-        judge_logs(&self.topology, initial, Source::Texts(&self.texts), mode, reader, watch)
+    ) -> Result<Judgement, LogsError> {
+        judge_logs(&self.topology, initial, Source::Texts(&self.texts), semantics, reader, watch)
     }
 }

@@ -285,11 +285,11 @@ fn pushed(recorded: &[&str]) -> PushedLogs {
 fn logs_pushed_by_a_driver_are_judged_as_files_are() {
     let initial = || vec![Balance(10), Balance(10)];
     for reader in [Reader::OnePass, Reader::Whole] {
-        let clean = pushed(&["a", "b"]).judge(initial(), &Mode::balance(), reader, &mut ()).unwrap();
+        let clean = pushed(&["a", "b"]).judge(initial(), &Semantics::balance(), reader, &mut ()).unwrap();
         assert!(clean.ok, "{reader:?}: {}", clean.summary);
         assert_eq!((clean.events, clean.files.len()), (10, 2));
         // The channel record in the wrong order: a finding naming the closing line.
-        let reversed = pushed(&["b", "a"]).judge(initial(), &Mode::balance(), reader, &mut ()).unwrap();
+        let reversed = pushed(&["b", "a"]).judge(initial(), &Semantics::balance(), reader, &mut ()).unwrap();
         assert!(!reversed.ok && reversed.exit_code == EXIT_FAIL, "{reader:?}: {}", reversed.summary);
         let finding = &reversed.snapshots[0].findings[0];
         assert_eq!(finding.clause, "b", "{finding:?}");

@@ -4,11 +4,11 @@
 use std::io::Write;
 
 use super::findings::{clause_title, Finding};
-use super::outcome::{Outcome, MAX_FINDINGS};
+use super::judgement::{Judgement, MAX_FINDINGS};
 
 /// The verdicts as text: a line per snapshot, the findings under it, the run's consistency and
 /// the overall verdict.
-pub fn print_outcome(outcome: &Outcome, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn print_outcome(outcome: &Judgement, out: &mut dyn Write) -> std::io::Result<()> {
     let files = outcome.files.len();
     writeln!(
         out,

@@ -19,7 +19,7 @@ use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::formats::jsonl::{LogApp, NotClean, Source};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::logs::text::print_outcome;
-use chandy_lamport::logs::{judge_logs, InitialError, InitialProblem, LogsError, Mode, Outcome, Progress, Watch};
+use chandy_lamport::logs::{judge_logs, InitialError, InitialProblem, LogsError, Semantics, Judgement, Progress, Watch};
 use chandy_lamport::Topology;
 use clap::ValueEnum;
 use serde::de::DeserializeOwned;
@@ -137,34 +137,34 @@ pub fn run(
     let outcome = match app {
         LogKind::Bank => {
             let initial = initial::<Bank>(&top, topology, initial_file)?;
-            judge_logs(t, initial, source, &Mode::interpreted(), reader, &mut ticker)
+            judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Orders => {
             let initial = initial::<Orders>(&top, topology, initial_file)?;
-            judge_logs(t, initial, source, &Mode::interpreted(), reader, &mut ticker)
+            judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Stream => {
             let initial = initial::<Stream>(&top, topology, initial_file)?;
-            judge_logs(t, initial, source, &Mode::interpreted(), reader, &mut ticker)
+            judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Balance => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
                 None => top.tokens.iter().map(|&b| Balance(i64::from(b))).collect(),
             };
-            judge_logs(t, initial, source, &Mode::balance(), reader, &mut ticker)
+            judge_logs(t, initial, source, &Semantics::balance(), reader, &mut ticker)
         }
         LogKind::None => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
                 None => vec![Opaque::default(); t.len()],
             };
-            judge_logs(t, initial, source, &Mode::none(), reader, &mut ticker)
+            judge_logs(t, initial, source, &Semantics::opaque(), reader, &mut ticker)
         }
     }
     .map_err(cannot_judge)?;
     let outcome =
-        Outcome { app: app.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(), ..outcome };
+        Judgement { app: app.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(), ..outcome };
     to_stdout(|out| {
         if json {
             serde_json::to_writer(&mut *out, &outcome)?;

@@ -83,11 +83,11 @@
 //! the marker; such a snapshot is incomplete in the logs too.
 
 mod claims;
+mod incremental;
 mod line;
 mod logs;
 mod parsed;
 mod read;
-mod stream;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -96,6 +96,6 @@ pub use line::{Kind, Line, Location, LogApp, LogId};
 pub use logs::{Claim, Damage, LogError, LogProblem, Logs, States};
 pub use parsed::{Body, Parsed};
 pub use read::{parse_logs, read_logs};
-pub(crate) use stream::{Ev, EvBody, Id, Reader as EventReader};
-pub use stream::{NotClean, Source};
+pub(crate) use incremental::{Ev, EvBody, Id, Reader as EventReader};
+pub use incremental::{NotClean, Source};
 pub use write::{write_logs, WriteError};

@@ -1,4 +1,4 @@
-//! How the logs of one application are judged: whether their states are the application's own
+//! What the logs' states and payloads mean to the judge: whether their states are the application's own
 //! (recomputed by its transitions and cross-checked) or opaque JSON, and the amount a snapshot
 //! must conserve, for an application that has one.
 
@@ -23,38 +23,39 @@ impl<A: Application> Clone for Conserved<A> {
 
 impl<A: Application> Copy for Conserved<A> {}
 
-/// How the logs of one application are judged.
-pub struct Mode<A: Application> {
+/// What the logs' states and payloads mean: the application's own, or opaque JSON; and the
+/// amount a snapshot conserves, for an application with one.
+pub struct Semantics<A: Application> {
     /// Interpreted or opaque states.
     pub states: States<A>,
     /// The conserved amount, for an application with one.
     pub amount: Option<Conserved<A>>,
 }
 
-impl<A: Application> Mode<A> {
+impl<A: Application> Semantics<A> {
     /// The application's own states, nothing conserved checked.
     pub fn interpreted() -> Self {
-        Mode { states: States::Interpreted, amount: None }
+        Semantics { states: States::Interpreted, amount: None }
     }
 
     /// Whether states are opaque: then nothing that needs the transitions (clauses c and d, the
     /// logged states) is judged.
-    pub fn opaque(&self) -> bool {
+    pub fn is_opaque(&self) -> bool {
         matches!(self.states, States::Opaque { .. })
     }
 }
 
-impl Mode<Balance> {
+impl Semantics<Balance> {
     /// Integer balances (`--app balance`): the amount conserved.
     pub fn balance() -> Self {
         let amount: Conserved<Balance> = Conserved { state: |b| i128::from(b.0), msg: |m: &Amount| i128::from(m.0) };
-        Mode { states: States::Interpreted, amount: Some(amount) }
+        Semantics { states: States::Interpreted, amount: Some(amount) }
     }
 }
 
-impl Mode<Opaque> {
-    /// Opaque states (`--app none`): a record may log none.
-    pub fn none() -> Self {
-        Mode { states: States::Opaque { blank: Opaque(Json(serde_json::Value::Null)) }, amount: None }
+impl Semantics<Opaque> {
+    /// Opaque states (`--app none`): never interpreted, and a record may log none.
+    pub fn opaque() -> Self {
+        Semantics { states: States::Opaque { blank: Opaque(Json(serde_json::Value::Null)) }, amount: None }
     }
 }

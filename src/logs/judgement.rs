@@ -37,7 +37,7 @@ pub struct SnapshotVerdict {
 
 /// Everything judging a run's logs concludes (what `model verify` reports).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+pub struct Judgement {
     /// Every snapshot was judged and holds, and the run is consistent.
     pub ok: bool,
     /// The log files read.
@@ -87,7 +87,7 @@ pub(super) fn conclude(
     damage: Capped,
     snapshots: Vec<SnapshotVerdict>,
     run: Capped,
-) -> Outcome {
+) -> Judgement {
     let (more_damage, damage) = (damage.more, damage.listed);
     let failed: Vec<u32> = snapshots.iter().filter(|s| s.judged && !s.holds).map(|s| s.id).collect();
     let unjudged: Vec<u32> = snapshots.iter().filter(|s| !s.judged).map(|s| s.id).collect();
@@ -131,7 +131,7 @@ pub(super) fn conclude(
             (true, true) => "; a channel is not FIFO, and a logged state is not what the transitions produce",
         });
     }
-    Outcome {
+    Judgement {
         ok,
         files,
         app: String::new(),
