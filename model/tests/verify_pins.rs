@@ -17,7 +17,8 @@ use std::path::Path;
 use std::process::Output;
 
 use chandy_lamport::apps::bank::Bank;
-use chandy_lamport::formats::jsonl::{judge_in_one_pass, NotClean, Source, States};
+use chandy_lamport::formats::jsonl::{NotClean, Source, States};
+use chandy_lamport::logs::judge_in_one_pass;
 use chandy_lamport::Topology;
 use common::{model, stderr, Scratch};
 use serde_json::{json, Value};

@@ -9,7 +9,7 @@ use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::json::Opaque;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::formats::jsonl::{LogApp, NotClean, Source, States};
-use chandy_lamport::logs::{judge_in_one_pass, judge_logs, Semantics, Judgement, Reader};
+use chandy_lamport::logs::{judge_in_one_pass, judge_logs, Judgement, Reader, Semantics};
 use chandy_lamport::runtime::workload::{run, Workload};
 use chandy_lamport::Topology;
 use model::cli::verify::Ticker;
@@ -305,7 +305,8 @@ fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
     let t = Topology::complete(4).unwrap();
     let lines = Lines::default();
     let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
-    let outcome = judge_logs(&t, banks(), Source::Texts(&texts), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
+    let outcome =
+        judge_logs(&t, banks(), Source::Texts(&texts), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
     assert!(outcome.unwrap().ok);
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     let first = text.lines().next().unwrap_or_default();
@@ -324,7 +325,8 @@ fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
     doctored[0].1 = doctored[0].1.replacen("\"jars\":", "\"jars\":1", 1);
     let lines = Lines::default();
     let mut ticker = Ticker::to(std::time::Duration::ZERO, Box::new(lines.clone()));
-    let outcome = judge_logs(&t, banks(), Source::Texts(&doctored), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
+    let outcome =
+        judge_logs(&t, banks(), Source::Texts(&doctored), &Semantics::interpreted(), Reader::OnePass, &mut ticker);
     assert_eq!(outcome.unwrap().exit_code, 1);
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     assert!(text.is_empty() || text.ends_with(": reading the logs whole to word the findings\n"), "{text}");

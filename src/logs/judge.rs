@@ -9,9 +9,9 @@ use thiserror::Error;
 
 use super::claims::anomalies;
 use super::findings::{clause_name, total, AsJson, Finding, Names};
-use super::semantics::Semantics;
-use super::onepass::{judge_in_one_pass, Clean, Progress};
 use super::judgement::{conclude, Capped, Judgement, SnapshotVerdict};
+use super::onepass::{judge_in_one_pass, Clean, Progress};
+use super::semantics::Semantics;
 use crate::check::{check_ids, fifo_breaks, unterminated, CheckError, Clause, EventKind, MsgId, Trace, Violation};
 use crate::formats::jsonl::{parse_logs, read_logs, Claim, LogApp, LogError, LogId, Logs, NotClean, Source};
 use crate::protocol::{Application, GlobalSnapshot, GlobalState, ProcessId, SnapshotId, Topology};

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use thiserror::Error;
 
 use super::judge::{judge_logs, LogsError, Reader, Watch};
-use super::semantics::Semantics;
 use super::judgement::Judgement;
+use super::semantics::Semantics;
 use crate::formats::jsonl::{Line, LogApp, Source};
 use crate::protocol::Topology;
 

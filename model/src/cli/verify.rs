@@ -19,7 +19,9 @@ use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::formats::jsonl::{LogApp, NotClean, Source};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::logs::text::print_outcome;
-use chandy_lamport::logs::{judge_logs, InitialError, InitialProblem, LogsError, Semantics, Judgement, Progress, Watch};
+use chandy_lamport::logs::{
+    judge_logs, InitialError, InitialProblem, Judgement, LogsError, Progress, Semantics, Watch,
+};
 use chandy_lamport::Topology;
 use clap::ValueEnum;
 use serde::de::DeserializeOwned;

@@ -92,10 +92,10 @@ mod read;
 mod tests;
 mod write;
 
+pub(crate) use incremental::{Ev, EvBody, Id, Reader as EventReader};
+pub use incremental::{NotClean, Source};
 pub use line::{Kind, Line, Location, LogApp, LogId};
 pub use logs::{Claim, Damage, LogError, LogProblem, Logs, States};
 pub use parsed::{Body, Parsed};
 pub use read::{parse_logs, read_logs};
-pub(crate) use incremental::{Ev, EvBody, Id, Reader as EventReader};
-pub use incremental::{NotClean, Source};
 pub use write::{write_logs, WriteError};
