@@ -8,12 +8,12 @@
 //! receipts swapped) and [`Finished::check`] must fail with the exact violation. The runtime
 //! has no such seam: `workload::run` checks the snapshots of the run it drives before returning,
 //! and nothing in between takes a trace and a snapshot. Its verification is pinned by the fault
-//! variants that make its records wrong. `loom-tests/tests/judge_pins.rs` tampers with a runtime
+//! variants that make its records wrong. `loom-tests/tests/verify.rs (module judge_pins)` tampers with a runtime
 //! run's outcome and judges it with the loom and shuttle tests' judge.
 //!
 //! A claim (a record's ids, as logs carry them) does not exist on these paths: the drivers'
 //! snapshots hold messages, judged by content; a claim out of order is pinned on the library
-//! path (`tests/judge_pins.rs`, `check_ids`) and through `model verify`
+//! path (`tests/verify.rs` (module `judge_pins`), `check_ids`) and through `model verify`
 //! (`model/tests/verify_pins.rs`).
 
 use chandy_lamport::apps::bank::{Bank, Jars};

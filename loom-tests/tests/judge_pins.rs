@@ -10,7 +10,7 @@
 //! Not here: (a) and (d), which no tampering of a snapshot breaks first (an inward crossing is
 //! a property of the run; (d) alone needs a channel that is not FIFO, which the runtime
 //! refuses), and a claim out of order (the runtime's snapshots hold messages, not the ids logs
-//! claim): `tests/judge_pins.rs` and `model/tests/verify_pins.rs` pin them.
+//! claim): `tests/verify.rs` (module `judge_pins`) and `model/tests/verify_pins.rs` pin them.
 
 #![cfg(not(any(loom, shuttle)))]
 

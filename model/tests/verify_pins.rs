@@ -5,7 +5,7 @@
 //! stream`, the default, which on any doubt reads the logs whole) and the whole reader (`--reader
 //! whole`); and the one-pass judge itself must stop on them, for the reason pinned. Where a test
 //! tampers with a correct run, that run's logs are checked to hold first, so the failure is the
-//! tampering's. `tests/judge_pins.rs` pins the same cases on the library's judge.
+//! tampering's. `tests/verify.rs` (module `judge_pins`) pins the same cases on the library's judge.
 //!
 //! Where a clause cannot break alone in logs (its failure makes another fail too, or shows in
 //! the run as well), the test says why and pins what else is reported.
