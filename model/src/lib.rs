@@ -18,5 +18,6 @@ pub mod model;
 pub mod reduce;
 
 pub use check::{check, CheckOptions, CheckResult, Strategy, Verdict};
+pub use model::action::Action;
 pub use model::config::{Checkpointing, Config, ConfigError, InitiatorSpec, Mode, Resolved, TopologySpec};
-pub use model::system::{Action, ChandyLamport};
+pub use model::machine::ChandyLamport;

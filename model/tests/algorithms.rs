@@ -48,7 +48,7 @@ fn barrier_algorithms_keep_the_ledger_and_end_every_checkpoint_with_pinned_count
 fn take(
     m: &ChandyLamport<Bank>,
     state: &model::model::state::State<Bank>,
-    action: model::model::system::Act<Bank>,
+    action: model::model::action::Act<Bank>,
 ) -> model::model::state::State<Bank> {
     assert!(m.enabled(state).contains(&action), "{action:?} not enabled in {state:?}");
     let next = m.next_state(state, action).expect("a step");

@@ -233,7 +233,7 @@ fn barrier_model(algorithm: Algorithm, topology: TopologySpec, snapshots: u8, c:
 }
 
 /// Takes `action` in `state`, which must offer it and not be refused.
-fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::system::Act<Bank>) -> State<Bank> {
+fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::action::Act<Bank>) -> State<Bank> {
     assert!(m.enabled(s).contains(&action), "{action:?} not enabled: {:?}", m.enabled(s));
     let next = m.next_state(s, action).expect("a step");
     assert!(next.refused.is_none(), "{action:?} refused: {:?}", next.refused);
@@ -249,7 +249,7 @@ fn head(
     Action::Deliver { channel: c.0 as u8, index: 0 }
 }
 
-fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::system::Act<Bank> {
+fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::action::Act<Bank> {
     m.enabled(s).into_iter().find(|a| matches!(a, Action::Send { from: f, .. } if *f == from)).expect("a send")
 }
 
@@ -467,7 +467,7 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Complete, 2, c);
     let mut path = vec![m.init_states().remove(0)];
     let mut actions = Vec::new();
-    let mut go = |action: model::model::system::Act<Bank>, path: &mut Vec<State<Bank>>| {
+    let mut go = |action: model::model::action::Act<Bank>, path: &mut Vec<State<Bank>>| {
         let next = take(&m, path.last().expect("a state"), action);
         actions.push(action);
         path.push(next);

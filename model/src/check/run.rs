@@ -18,9 +18,10 @@ use crate::engine::dfs::{paths, Engine, Found, Limits};
 use crate::engine::distributed::{self, Disk, Hooks, Progress};
 use crate::engine::ranks::Ranks;
 use crate::engine::shard::Sharded;
+use crate::model::action::Act;
 use crate::model::config::Resolved;
+use crate::model::machine::ChandyLamport;
 use crate::model::state::State;
-use crate::model::system::{Act, ChandyLamport};
 use crate::reduce::symmetry::representative;
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per

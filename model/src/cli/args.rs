@@ -14,7 +14,7 @@ use super::verify;
 use crate::check::options::Strategy;
 use crate::engine::shard::ShardSpec;
 use crate::model::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
-use crate::model::system::ChandyLamport;
+use crate::model::machine::ChandyLamport;
 
 const CHECK_EXIT_CODES: &str = "\
 Exit codes:

@@ -25,7 +25,7 @@ use crate::check::options::{CheckOptions, Strategy};
 use crate::check::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
 use crate::check::run::check;
 use crate::check::shards::merge;
-use crate::model::system::ChandyLamport;
+use crate::model::machine::ChandyLamport;
 use crate::reduce::symmetry::POR_WITH_SYMMETRY;
 
 /// The `model` command: parses the command line, runs the command, and returns its exit code

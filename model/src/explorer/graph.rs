@@ -10,9 +10,10 @@ use stateright::{Model, Path, Property};
 
 use super::svg::space_time;
 use crate::engine::{InPlace, Probe};
+use crate::model::action::Act;
+use crate::model::machine::ChandyLamport;
 use crate::model::properties;
 use crate::model::state::State;
-use crate::model::system::{Act, ChandyLamport};
 use crate::reduce::por;
 
 impl<A: Spec> Model for ChandyLamport<A> {

@@ -16,10 +16,11 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId};
 use stateright::Expectation;
 
+use crate::model::action::{Act, Action};
 use crate::model::chans::Packet;
+use crate::model::machine::ChandyLamport;
 use crate::model::properties;
 use crate::model::state::{State, Stored};
-use crate::model::system::{Act, Action, ChandyLamport};
 
 const LEFT: f64 = 70.0;
 const STEP: f64 = 64.0;

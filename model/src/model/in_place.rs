@@ -9,10 +9,11 @@ use chandy_lamport::{ChannelId, Effect};
 #[cfg(debug_assertions)]
 use smallvec::SmallVec;
 
+use super::action::{Act, Action, Stop};
 use super::chans::Packet;
+use super::machine::ChandyLamport;
 use super::memo::Scratch;
 use super::state::{Parts, Shared, State, StateData, MAX_HOUSES};
-use super::system::{Act, Action, ChandyLamport, Stop};
 use crate::engine::Probe;
 
 /// What a step taken in place changed, as it was: what puts the state back (with the house the
@@ -63,7 +64,7 @@ impl<A: Spec> ChandyLamport<A> {
         if !Self::probed(state) {
             return Probe::Build;
         }
-        self.with_scratch(|scratch| self.probe_with(scratch, state, digest, action))
+        self.books.with_scratch(|scratch| self.probe_with(scratch, state, digest, action))
     }
 
     /// [`ChandyLamport::probe_in_place`] of each of `actions` in turn, in one scratch: what each
@@ -73,7 +74,8 @@ impl<A: Spec> ChandyLamport<A> {
             out.extend(actions.iter().map(|_| Probe::Build));
             return;
         }
-        self.with_scratch(|scratch| out.extend(actions.iter().map(|a| self.probe_with(scratch, state, digest, a))));
+        self.books
+            .with_scratch(|scratch| out.extend(actions.iter().map(|a| self.probe_with(scratch, state, digest, a))));
     }
 
     /// One probe of a state the search probes, with this thread's scratch.

@@ -10,9 +10,10 @@ use chandy_lamport::check::{EventKind, MsgId, Trace};
 use chandy_lamport::protocol::{GlobalSnapshot, GlobalState};
 use chandy_lamport::{Application, SnapshotId, Topology};
 
+use super::machine::ChandyLamport;
+use super::predicates::sound;
 use super::stamp::Stamped;
 use super::state::{Cart, House, Recorded, State};
-use super::system::{sound, ChandyLamport};
 
 /// The verdicts on one completed snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,14 +9,15 @@ use stateright::{Expectation, Property};
 use super::config::Mode;
 use super::ghost::SnapGhost;
 use super::literal;
+use super::machine::ChandyLamport;
 use super::names::{index, AFTER, DETECTS};
 pub use super::names::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, NEVER_OCCURRED,
     NO_CHANNEL_STATE, OVERLAP, QUIET_AFTER_CRASH, REACHABLE, RECORDS, RECORD_MESSAGE, STABLE, STORED, STORED_RECOVERS,
     TERMINATES, TRIGGERING,
 };
+use super::predicates::sound;
 use super::state::{Recorded, State};
-use super::system::{sound, ChandyLamport};
 
 type Condition<A> = fn(&ChandyLamport<A>, &State<A>) -> bool;
 
@@ -109,7 +110,7 @@ fn clause<A: Spec>(
     full: impl Fn(&SnapGhost<A::Msg>, &Recorded<A>) -> bool,
     lit: impl Fn(&literal::Judgement) -> bool,
 ) -> bool {
-    m.latched(index(name), false, || {
+    m.books.latched(index(name), false, || {
         judged(m, s).into_iter().all(|(id, rec)| {
             let Some(rec) = rec else { return false };
             match m.cfg.mode {
@@ -135,7 +136,7 @@ fn ghost_clause<A: Spec>(
     if m.cfg.mode != Mode::Full || s.ckpt.is_some() {
         return clause(m, s, name, |g, _| full(g), lit);
     }
-    m.latched(index(name), false, || {
+    m.books.latched(index(name), false, || {
         every_done(m, s, |id| {
             m.recorded_accounted(s, id).is_some() && s.ghost.as_ref().is_some_and(|g| full(&g.snaps[id.0 as usize]))
         })
@@ -168,7 +169,7 @@ fn exact_clause<A: Spec>(
     if m.cfg.mode != Mode::Full || s.ckpt.is_some() {
         return clause(m, s, name, |g, rec| flags(g) && records_exact(g, rec), lit);
     }
-    m.latched(index(name), false, || {
+    m.books.latched(index(name), false, || {
         every_done(m, s, |id| {
             let Some(g) = s.ghost.as_ref().map(|g| &g.snaps[id.0 as usize]) else { return false };
             flags(g) && m.records_equal(s, id, |c| g.expected.get(c)) == Some(true)
@@ -185,7 +186,7 @@ fn ledger<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
         None if theft => recorded <= total,
         None => recorded == total,
     };
-    m.latched(index(LEDGER), false, || {
+    m.books.latched(index(LEDGER), false, || {
         // Barrier algorithms: the newest checkpoint the coordinator completed, as stored.
         if let Some(ck) = s.ckpt.as_ref() {
             let stolen = |id: SnapshotId| {
@@ -215,7 +216,7 @@ fn ledger<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 /// Judged wherever nothing but initiations is enabled (a refused step's dead end is the other
 /// property's failure): every snapshot started by then is complete, and nothing is in transit.
 fn terminates<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(TERMINATES), false, || {
+    m.books.latched(index(TERMINATES), false, || {
         s.refused.is_some()
             || !m.is_quiescent(s)
             || (s.chans.all().is_empty() && m.snapshot_ids().all(|id| !s.started(id) || s.complete(id)))
@@ -225,7 +226,7 @@ fn terminates<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 /// Judged wherever nothing but optional steps (triggers, declines, crashes) is enabled: no
 /// checkpoint is pending at the coordinator, no house holds a part, nothing is in transit.
 fn checkpoints_end<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(CHECKPOINTS_END), false, || {
+    m.books.latched(index(CHECKPOINTS_END), false, || {
         s.refused.is_some()
             || !m.is_quiescent(s)
             || (s.chans.all().is_empty()
@@ -235,13 +236,13 @@ fn checkpoints_end<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 }
 
 fn ids_increase<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(IDS_INCREASE), false, || s.ckpt.as_ref().is_some_and(|ck| !ck.ids_decreased))
+    m.books.latched(index(IDS_INCREASE), false, || s.ckpt.as_ref().is_some_and(|ck| !ck.ids_decreased))
 }
 
 /// While the job runs (the trade has not terminated) and checkpoints are left to trigger in
 /// this run, with none pending, the coordinator can trigger one.
 fn triggering<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(TRIGGERING), false, || {
+    m.books.latched(index(TRIGGERING), false, || {
         let Some(ck) = s.ckpt.as_ref() else { return false };
         let idle = ck.coord.pending().next().is_none() && ck.coord.next_id().0 < u32::from(m.cfg.snapshots);
         let runs = m.y_live(s) & 1 == 0 || s.procs.iter().any(|p| p.buffered_all().next().is_some());
@@ -257,7 +258,7 @@ fn acyclic<A: Spec>(m: &ChandyLamport<A>) -> bool {
 }
 
 fn no_channel_state<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(NO_CHANNEL_STATE), false, || {
+    m.books.latched(index(NO_CHANNEL_STATE), false, || {
         s.ckpt.as_ref().is_some_and(|ck| ck.latest.as_ref().is_none_or(|l| l.rec.channels.iter().all(Vec::is_empty)))
     })
 }
@@ -268,7 +269,7 @@ fn no_channel_state<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 /// interleaving, that run has one end). Without the failure-free outcomes (too many states),
 /// the property fails rather than pass.
 fn exactly_once<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(EXACTLY_ONCE), false, || {
+    m.books.latched(index(EXACTLY_ONCE), false, || {
         let Some(expected) = m.expected.as_ref() else { return false };
         !m.quiet(s) || expected.contains(&s.apps())
     })
@@ -278,23 +279,23 @@ fn exactly_once<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
 /// later restores it: restored and run failure-free, it ends quiet only as the failure-free run
 /// from the start does ([`ChandyLamport::recovers`]).
 fn stored_recovers<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(STORED_RECOVERS), false, || {
+    m.books.latched(index(STORED_RECOVERS), false, || {
         s.ckpt.as_ref().is_some_and(|ck| ck.latest.as_ref().is_none_or(|l| m.recovers(l)))
     })
 }
 
 /// The premise of the ledger and of the stored checkpoints' restores: they judge something.
 fn stored<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(STORED), true, || s.ckpt.as_ref().is_some_and(|ck| ck.latest.is_some()))
+    m.books.latched(index(STORED), true, || s.ckpt.as_ref().is_some_and(|ck| ck.latest.is_some()))
 }
 
 /// The premise of exactly-once beyond the failure-free run: a run that crashed ends quiet.
 fn quiet_after_crash<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(QUIET_AFTER_CRASH), true, || m.after_crash(s) && m.quiet(s))
+    m.books.latched(index(QUIET_AFTER_CRASH), true, || m.after_crash(s) && m.quiet(s))
 }
 
 fn accepts<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(ACCEPTS), false, || s.refused.is_none())
+    m.books.latched(index(ACCEPTS), false, || s.refused.is_none())
 }
 
 fn reachable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
@@ -318,7 +319,7 @@ fn stable<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
         );
     }
     // Full mode without a coordinator: the record read where the houses keep it, none built.
-    m.latched(index(STABLE), false, || {
+    m.books.latched(index(STABLE), false, || {
         every_done(m, s, |id| {
             let Some(g) = s.ghost.as_ref().map(|g| &g.snaps[id.0 as usize]) else { return false };
             m.y_star(s, id, &g.rec_budget).is_some_and(|y| sound(g.y_begin, y, g.y_end))
@@ -344,29 +345,30 @@ fn y_stars<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<u8> {
 
 fn detects_example<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     let Some((i, _, _)) = sought(m) else { return false };
-    m.latched(DETECTS, true, || y_stars(m, s).iter().any(|y| y & (1 << i) != 0))
+    m.books.latched(DETECTS, true, || y_stars(m, s).iter().any(|y| y & (1 << i) != 0))
 }
 
 fn after_example<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
     let Some((i, _, _)) = sought(m) else { return false };
-    m.latched(AFTER, true, || {
+    m.books.latched(AFTER, true, || {
         let stars = y_stars(m, s);
         stars.iter().any(|y| y & (1 << i) == 0) && m.y_live(s) & (1 << i) != 0
     })
 }
 
 fn record_message<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(RECORD_MESSAGE), true, || {
+    m.books.latched(index(RECORD_MESSAGE), true, || {
         s.procs.iter().any(|p| p.slots().iter().any(|slot| slot.recorded().next().is_some()))
     })
 }
 
 fn overlap<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(OVERLAP), true, || m.snapshot_ids().filter(|&id| s.started(id) && !s.complete(id)).count() >= 2)
+    m.books
+        .latched(index(OVERLAP), true, || m.snapshot_ids().filter(|&id| s.started(id) && !s.complete(id)).count() >= 2)
 }
 
 fn never_occurred<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> bool {
-    m.latched(index(NEVER_OCCURRED), true, || {
+    m.books.latched(index(NEVER_OCCURRED), true, || {
         m.snapshot_ids().filter(|&id| s.complete(id)).any(|id| {
             m.recorded(s, id).and_then(|rec| literal::judge(m, s, id, &rec)).is_some_and(|j| j.never_occurred)
         })

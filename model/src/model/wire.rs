@@ -19,8 +19,8 @@ use chandy_lamport::apps::spec::Spec;
 use smallvec::SmallVec;
 
 use super::config::Mode;
+use super::machine::ChandyLamport;
 use super::state::{Core, HouseSlots, Houses, Rest, RestData, Shared, State, StateData};
-use super::system::ChandyLamport;
 use crate::engine::wire::framed;
 use crate::engine::Wire;
 
@@ -34,7 +34,7 @@ impl<A: Spec> Wire for ChandyLamport<A> {
     fn encode(&self, state: &State<A>, out: &mut Vec<u8>) {
         let data = &*state.0;
         out.push(u8::try_from(data.procs.len()).expect("at most 255 houses"));
-        let mut table = slots(&self.encoded);
+        let mut table = slots(&self.books.encoded);
         for house in &data.procs {
             let slot = &mut table[(house.hash_word() >> (64 - HOUSE_BITS)) as usize];
             match slot {
@@ -63,7 +63,7 @@ impl<A: Spec> Wire for ChandyLamport<A> {
         }
         let mut procs = SmallVec::new();
         {
-            let mut table = slots(&self.decoded);
+            let mut table = slots(&self.books.decoded);
             for _ in 0..houses {
                 let len = rest.get(..4).ok_or_else(|| not("it ends inside a house".into()))?;
                 let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
@@ -87,13 +87,13 @@ impl<A: Spec> Wire for ChandyLamport<A> {
         Ok(State(Box::new(data)))
     }
 
-    /// The [`Tallies`](super::system::Tallies) of the steps taken, in their field order.
+    /// The [`Tallies`](super::bookkeeping::Tallies) of the steps taken, in their field order.
     fn counters(&self) -> Vec<u64> {
-        self.tally_counts().to_vec()
+        self.books.tally_counts().to_vec()
     }
 
     fn set_counters(&self, counters: &[u64]) {
-        self.set_tally_counts(counters);
+        self.books.set_tally_counts(counters);
     }
 }
 
@@ -186,7 +186,7 @@ mod tests {
         // Three distinct houses, each in its own slot, each shared by the two states read.
         let distinct: std::collections::HashSet<_> = states[0].procs.iter().map(|h| h.hash_word()).collect();
         assert_eq!(distinct.len(), 3);
-        assert_eq!(used(&m.decoded), 3);
+        assert_eq!(used(&m.books.decoded), 3);
         assert!(one.procs.iter().zip(&two.procs).all(|(a, b)| a.same(b)));
         // A successor changed one house: two of its houses are those read before.
         bytes.clear();
@@ -194,7 +194,7 @@ mod tests {
         let next = m.decode(&bytes).expect("a state");
         assert_eq!(next, states[1]);
         assert_eq!(next.procs.iter().filter(|h| one.procs.iter().any(|o| o.same(h))).count(), 2);
-        assert_eq!(used(&m.decoded), 4);
+        assert_eq!(used(&m.books.decoded), 4);
     }
 
     #[test]
@@ -225,7 +225,7 @@ mod tests {
             // Each state decodes alone from its own bytes.
             assert_eq!(&m.decode(&first[at..]).expect("a state"), s);
         }
-        assert!(used(&m.encoded) >= 3);
+        assert!(used(&m.books.encoded) >= 3);
         // Written again (the houses now known): the same bytes.
         let mut again = Vec::new();
         states.iter().for_each(|s| m.encode(s, &mut again));

@@ -25,9 +25,10 @@ use chandy_lamport::apps::spec::{Spec, StepKind};
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId, Variant};
 use smallvec::SmallVec;
 
+use crate::model::action::{Act, Action};
 use crate::model::config::Mode;
+use crate::model::machine::ChandyLamport;
 use crate::model::state::State;
-use crate::model::system::{Act, Action, ChandyLamport};
 
 /// A group of actions that the stubborn sets take or leave together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

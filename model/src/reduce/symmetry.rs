@@ -14,9 +14,9 @@ use rustc_hash::FxHasher;
 
 use crate::model::chans::{Chans, Packet};
 use crate::model::config::{Mode, Resolved};
+use crate::model::machine::ChandyLamport;
 use crate::model::stamp::{Stamp, Stamped};
 use crate::model::state::{Shared, State, StateData};
-use crate::model::system::ChandyLamport;
 
 /// Why `--por` and `--symmetry` are refused together.
 pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
