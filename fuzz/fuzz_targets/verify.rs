@@ -9,9 +9,9 @@ use chandy_lamport::apps::json::{Balance, Opaque};
 use chandy_lamport::apps::spec::{too_many_tokens, Spec};
 use chandy_lamport::formats::jsonl::{LogApp, Source};
 use chandy_lamport::formats::top::TopFile;
-use libfuzzer_sys::fuzz_target;
 use chandy_lamport::logs::text::print_outcome;
-use chandy_lamport::logs::{judge_logs, judge_texts, Semantics, Reader};
+use chandy_lamport::logs::{judge_logs, judge_texts, Reader, Semantics};
+use libfuzzer_sys::fuzz_target;
 
 fn judge<A: LogApp>(top: &TopFile, initial: Vec<A>, texts: &[(String, String)], semantics: &Semantics<A>) {
     let whole = judge_logs(&top.topology, initial.clone(), Source::Texts(texts), semantics, Reader::Whole, &mut ());
