@@ -5,7 +5,7 @@
 //! them, message ids as the logs spell them, the file:line of every event involved.
 //!
 //! With an application's states the states are recomputed by its transitions, and the states
-//! in the logs only cross-checked, never trusted; with opaque states ([`Semantics::none`]) only what
+//! in the logs only cross-checked, never trusted; with opaque states ([`Semantics::opaque`]) only what
 //! needs no application is judged. Clean logs are judged in one pass, memory bounded by what is
 //! in flight; logs with a finding (or an error) are then read whole, and the trace checker
 //! ([`mod@crate::check`]) words each finding. Both readers give the same outcome
