@@ -4,7 +4,6 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::line::{Location, LogId};
-use super::logs::LogProblem;
 use crate::check::MsgId;
 use crate::protocol::{Application, SnapshotId};
 use crate::protocol::{ChannelId, ProcessId};
@@ -50,20 +49,21 @@ impl TimeKey {
         }
     }
 
-    pub(super) fn parse(value: &serde_json::Value) -> Result<TimeKey, LogProblem> {
+    /// The time `value` names; what is wrong with it otherwise (for `LogProblem::BadTime`).
+    pub(super) fn parse(value: &serde_json::Value) -> Result<TimeKey, String> {
         match value {
             serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
                 (Some(i), ..) => Ok(TimeKey::Integer(i128::from(i))),
                 (_, Some(u), _) => Ok(TimeKey::Integer(i128::from(u))),
                 // JSON numbers are finite: serde_json refuses 1e400.
                 (.., Some(f)) => Ok(TimeKey::Float(f)),
-                _ => Err(LogProblem::BadTime(n.to_string())),
+                _ => Err(n.to_string()),
             },
             serde_json::Value::String(s) => s
                 .parse::<jiff::Timestamp>()
                 .map(|t| TimeKey::Stamp(t.as_nanosecond()))
-                .map_err(|e| LogProblem::BadTime(format!("{s:?}: {e}"))),
-            other => Err(LogProblem::BadTime(other.to_string())),
+                .map_err(|e| format!("{s:?}: {e}")),
+            other => Err(other.to_string()),
         }
     }
 }

@@ -94,7 +94,10 @@ impl<'t> Resolver<'t> {
             .ok_or_else(|| err(LogProblem::UnknownProcess(line.process.clone())))?;
         let order = match (line.seq, &line.time) {
             (Some(seq), _) => Order::Seq(seq),
-            (None, Some(time)) => Order::Time { key: TimeKey::parse(time).map_err(err)?, text: time.to_string() },
+            (None, Some(time)) => Order::Time {
+                key: TimeKey::parse(time).map_err(|why| err(LogProblem::BadTime(why)))?,
+                text: time.to_string(),
+            },
             (None, None) => return Err(err(LogProblem::NoOrder)),
         };
         let channel = |outgoing: bool| -> Result<ChannelId, LogProblem> {
