@@ -93,7 +93,7 @@
 //! ```
 //!
 //! To model-check an application, implement [`apps::spec::Spec`] and hand it to the `model` crate's
-//! `ChandyLamport<A>`: `model/examples/gossip.rs` does it in one file
+//! `SnapshotModel<A>`: `model/examples/gossip.rs` does it in one file
 //! (`cargo run --release -p model --example gossip`). To check another implementation's logs,
 //! see [`logs`] and `model verify`.
 

@@ -315,7 +315,7 @@ fn the_library_has_no_import_circle_and_no_import_up() {
 
 #[test]
 fn the_model_crate_has_no_import_circle_and_no_import_up() {
-    assert_plan("model/src/lib.rs", &["engine", "model", "reduce", "explorer", "check", "cli"]);
+    assert_plan("model/src/lib.rs", &["engine", "system", "reduce", "graph", "check", "cli"]);
     assert_plan("model/src/main.rs", &[]);
 }
 

@@ -1,4 +1,4 @@
-//! A user-defined application, model-checked through the library: houses gossip the largest
+//! A user-defined application, model-checked through the library: processes gossip the largest
 //! value they have heard of. Neither the bank nor the orders: no conserved quantity, and a stable
 //! predicate of its own ("everyone agrees").
 //!
@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use chandy_lamport::apps::spec::{Move, Setup, Spec, Stable, View};
 use chandy_lamport::protocol::{Application, Refusal};
 use chandy_lamport::{ProcessId, Topology, Variant};
-use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Strategy, TopologySpec};
+use model::{check, CheckOptions, CheckResult, Config, InitiatorSpec, SnapshotModel, Strategy, TopologySpec};
 use serde::{Deserialize, Serialize};
 
-/// A house: the largest value it has heard of.
+/// A process: the largest value it has heard of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Gossip {
     /// The largest value heard of so far.
@@ -27,7 +27,7 @@ impl Application for Gossip {
     type Msg = Tell;
     type Step = ();
 
-    /// A house tells only what it knows.
+    /// A process tells only what it knows.
     fn on_send(&mut self, _to: ProcessId, msg: &Tell) -> Result<(), Refusal> {
         if msg.0 == self.max {
             Ok(())
@@ -55,15 +55,15 @@ fn agreed(v: &View<'_, Gossip>) -> bool {
 impl Spec for Gossip {
     const NAME: &'static str = "gossip";
 
-    /// `p + tokens` fits a byte for every house of the model.
-    const MAX_TOKENS: u32 = u8::MAX as u32 - model::model::state::MAX_HOUSES as u32;
+    /// `p + tokens` fits a byte for every process of the model.
+    const MAX_TOKENS: u32 = u8::MAX as u32 - model::system::state::MAX_PROCESSES as u32;
 
-    /// House `p` starts knowing `p + tokens` (different values, so there is news to spread).
+    /// Process `p` starts knowing `p + tokens` (different values, so there is news to spread).
     fn initial(p: ProcessId, tokens: u32) -> Self {
         Gossip { max: u8::try_from(u32::from(p.0) + tokens).unwrap_or(u8::MAX) }
     }
 
-    /// A house may tell any neighbour what it knows (each telling costs one unit of budget).
+    /// A process may tell any neighbour what it knows (each telling costs one unit of budget).
     fn moves(&self, me: ProcessId, topology: &Topology, _setup: &Setup, out: &mut dyn FnMut(Move<Tell, ()>)) {
         for &channel in topology.outgoing(me) {
             out(Move::Send { channel, msg: Tell(self.max) });
@@ -79,7 +79,7 @@ impl Spec for Gossip {
     }
 }
 
-/// Checks gossip among three houses on a one-way ring, every property, exhaustively.
+/// Checks gossip among three processes on a one-way ring, every property, exhaustively.
 pub fn check_gossip(variant: Variant) -> CheckResult {
     let config = Config {
         procs: Some(3),
@@ -90,7 +90,7 @@ pub fn check_gossip(variant: Variant) -> CheckResult {
         variant,
         ..Config::default()
     };
-    let model = ChandyLamport::<Gossip>::new(config.resolve().expect("a valid configuration"));
+    let model = SnapshotModel::<Gossip>::new(config.resolve().expect("a valid configuration"));
     let options = CheckOptions { strategy: Strategy::Bfs, threads: 1, ..CheckOptions::default() };
     check(model, &options, None).expect("the options fit the model")
 }

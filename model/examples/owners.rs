@@ -1,8 +1,8 @@
 //! A measurement behind the scale-out guide: would `--distributed` ask less if a state's owner
 //! were chosen by part of the state? A breadth-first search of the reference configuration in
-//! basic mode (3 houses, complete graph, 2 jars, K transfers each, house 0 initiates one
+//! basic mode (3 processes, complete graph, 2 jars, K transfers each, process 0 initiates one
 //! snapshot) counts, for owners by the whole state (as the search does, by another hash), by every
-//! house, by houses 0 and 1 and by house 0, the share of successors owned by their parent's owner
+//! process, by processes 0 and 1 and by process 0, the share of successors owned by their parent's owner
 //! (no ask needed) and the largest share of the states over the mean, at N = 2, 16, 64 and 256.
 //!
 //! `cargo run --release -p model --example owners [-- K]` (default K = 2: 2,009,291 states)
@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use chandy_lamport::apps::bank::Bank;
-use model::model::state::State;
-use model::{ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};
+use model::system::state::State;
+use model::{Config, InitiatorSpec, Mode, SnapshotModel, TopologySpec};
 use rustc_hash::FxHasher;
 use stateright::Model;
 
@@ -58,7 +58,7 @@ fn main() {
         mode: Mode::Basic,
         ..Config::default()
     };
-    let model = ChandyLamport::<Bank>::new(config.resolve().expect("the reference configuration"));
+    let model = SnapshotModel::<Bank>::new(config.resolve().expect("the reference configuration"));
     let mut level = model.init_states();
     let mut seen: HashSet<u64> = level.iter().map(|s| words(s)[0]).collect();
     // Per owner choice and count of ranks: successors kept by their parent's owner; states per rank.

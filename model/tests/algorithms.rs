@@ -7,7 +7,7 @@ mod common;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ChannelId, Message, ProcessId, SnapshotId};
 use common::{bad_input, config, run};
-use model::{Action, ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};
+use model::{Action, Config, InitiatorSpec, Mode, SnapshotModel, TopologySpec};
 use stateright::Model;
 
 fn basic(algorithm: Algorithm, topology: TopologySpec, sends: u8) -> Config {
@@ -46,10 +46,10 @@ fn barrier_algorithms_keep_the_ledger_and_end_every_checkpoint_with_pinned_count
 
 /// Takes `action` in `state`, which must offer it.
 fn take(
-    m: &ChandyLamport<Bank>,
-    state: &model::model::state::State<Bank>,
-    action: model::model::action::Act<Bank>,
-) -> model::model::state::State<Bank> {
+    m: &SnapshotModel<Bank>,
+    state: &model::system::state::State<Bank>,
+    action: model::system::action::Act<Bank>,
+) -> model::system::state::State<Bank> {
     assert!(m.enabled(state).contains(&action), "{action:?} not enabled in {state:?}");
     let next = m.next_state(state, action).expect("a step");
     assert!(next.refused.is_none(), "{action:?} refused: {:?}", next.refused);
@@ -60,7 +60,7 @@ fn take(
 fn unaligned_channel_state_is_the_overtaken_input_then_the_senders_buffer() {
     let mut c = basic(Algorithm::Unaligned, TopologySpec::Complete, 2);
     c.procs = Some(2);
-    let m = ChandyLamport::<Bank>::new(c.resolve().expect("valid"));
+    let m = SnapshotModel::<Bank>::new(c.resolve().expect("valid"));
     let t = m.topology().clone();
     let c01 = t.channel_between(ProcessId(0), ProcessId(1)).expect("0->1").0 as u8;
     let c10 = t.channel_between(ProcessId(1), ProcessId(0)).expect("1->0").0 as u8;
@@ -69,11 +69,11 @@ fn unaligned_channel_state_is_the_overtaken_input_then_the_senders_buffer() {
         m.enabled(&s).into_iter().find(|a| matches!(a, Action::Send { from: 0, channel, .. } if *channel == c01));
     let send = send.expect("house 0 may send on 0->1");
     let s = take(&m, &s, send);
-    let s = take(&m, &s, Action::Transmit { house: 0, channel: c01 });
+    let s = take(&m, &s, Action::Transmit { process: 0, channel: c01 });
     let s = take(&m, &s, send);
     let s = take(&m, &s, Action::Trigger);
-    let s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
-    // On the wire: cart, barrier; one cart still buffered. The barrier may overtake the cart.
+    let s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
+    // On the wire: message, barrier; one message still buffered. The barrier may overtake the message.
     let wire: Vec<bool> = s.chans.get(c01 as usize).iter().map(|p| p.is_app()).collect();
     assert_eq!(wire, [true, false]);
     let s = take(&m, &s, Action::Deliver { channel: c01, index: 1 });
@@ -86,15 +86,15 @@ fn unaligned_channel_state_is_the_overtaken_input_then_the_senders_buffer() {
 }
 
 #[test]
-fn an_aligned_house_takes_nothing_from_an_input_whose_barrier_is_in() {
+fn an_aligned_process_takes_nothing_from_an_input_whose_barrier_is_in() {
     let c = basic(Algorithm::Aligned, TopologySpec::Complete, 2);
-    let m = ChandyLamport::<Bank>::new(c.resolve().expect("valid"));
+    let m = SnapshotModel::<Bank>::new(c.resolve().expect("valid"));
     let t = m.topology().clone();
     let ch = |a: u16, b: u16| t.channel_between(ProcessId(a), ProcessId(b)).expect("a channel").0 as u8;
     let s = m.init_states().remove(0);
-    // House 0 initiates, then sends a cart to 2 behind its barrier; 1 sends a cart to 2.
+    // Process 0 initiates, then sends a message to 2 behind its barrier; 1 sends a message to 2.
     let s = take(&m, &s, Action::Trigger);
-    let s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    let s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
     let to2 = |from: u8, c: u8| {
         m.enabled(&s)
             .into_iter()
@@ -102,7 +102,7 @@ fn an_aligned_house_takes_nothing_from_an_input_whose_barrier_is_in() {
     };
     let s = take(&m, &s, to2(0, ch(0, 2)).expect("0 sends to 2"));
     let s = take(&m, &s, to2(1, ch(1, 2)).expect("1 sends to 2"));
-    // House 2 takes the barrier from 0: that input is blocked, the other is not.
+    // Process 2 takes the barrier from 0: that input is blocked, the other is not.
     let s = take(&m, &s, Action::Deliver { channel: ch(0, 2), index: 0 });
     let p2 = &s.procs[2];
     assert!(p2.is_blocked(&t, ChannelId(u32::from(ch(0, 2)))) && !p2.has_recorded(SnapshotId(0)));

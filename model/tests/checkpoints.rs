@@ -7,9 +7,9 @@ mod common;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::{Algorithm, ProcessId, SnapshotId};
 use common::{bad_input, config, model};
-use model::model::properties::{EXACTLY_ONCE, LEDGER, NO_CHANNEL_STATE, QUIET_AFTER_CRASH, STORED, STORED_RECOVERS};
-use model::model::state::State;
-use model::{Action, ChandyLamport, Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
+use model::system::properties::{EXACTLY_ONCE, LEDGER, NO_CHANNEL_STATE, QUIET_AFTER_CRASH, STORED, STORED_RECOVERS};
+use model::system::state::State;
+use model::{Action, Checkpointing, Config, InitiatorSpec, Mode, SnapshotModel, TopologySpec};
 use stateright::Model;
 
 fn data(file: &str) -> String {
@@ -224,16 +224,16 @@ fn coordinator_flags_are_checked() {
     );
 }
 
-fn barrier_model(algorithm: Algorithm, topology: TopologySpec, snapshots: u8, c: Checkpointing) -> ChandyLamport<Bank> {
+fn barrier_model(algorithm: Algorithm, topology: TopologySpec, snapshots: u8, c: Checkpointing) -> SnapshotModel<Bank> {
     let mut cfg: Config = config(3, topology, 2, snapshots, InitiatorSpec::Only(vec![0]));
     cfg.algorithm = algorithm;
     cfg.mode = Mode::Basic;
     cfg.checkpointing = c;
-    ChandyLamport::new(cfg.resolve().expect("valid"))
+    SnapshotModel::new(cfg.resolve().expect("valid"))
 }
 
 /// Takes `action` in `state`, which must offer it and not be refused.
-fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::action::Act<Bank>) -> State<Bank> {
+fn take(m: &SnapshotModel<Bank>, s: &State<Bank>, action: model::system::action::Act<Bank>) -> State<Bank> {
     assert!(m.enabled(s).contains(&action), "{action:?} not enabled: {:?}", m.enabled(s));
     let next = m.next_state(s, action).expect("a step");
     assert!(next.refused.is_none(), "{action:?} refused: {:?}", next.refused);
@@ -241,7 +241,7 @@ fn take(m: &ChandyLamport<Bank>, s: &State<Bank>, action: model::model::action::
 }
 
 fn head(
-    m: &ChandyLamport<Bank>,
+    m: &SnapshotModel<Bank>,
     from: u16,
     to: u16,
 ) -> Action<chandy_lamport::apps::bank::Jars, chandy_lamport::apps::bank::Sale> {
@@ -249,7 +249,7 @@ fn head(
     Action::Deliver { channel: c.0 as u8, index: 0 }
 }
 
-fn send(m: &ChandyLamport<Bank>, s: &State<Bank>, from: u8) -> model::model::action::Act<Bank> {
+fn send(m: &SnapshotModel<Bank>, s: &State<Bank>, from: u8) -> model::system::action::Act<Bank> {
     m.enabled(s).into_iter().find(|a| matches!(a, Action::Send { from: f, .. } if *f == from)).expect("a send")
 }
 
@@ -260,11 +260,11 @@ fn a_decline_cancels_the_checkpoint_downstream_and_triggering_goes_on() {
     let s = m.init_states().remove(0);
     let s = take(&m, &s, Action::Trigger);
     assert!(!m.enabled(&s).contains(&Action::Trigger), "one pending at most");
-    let s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    let s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
     let s = take(&m, &s, head(&m, 0, 1));
-    // House 1 recorded and forwarded; it declines: the coordinator aborts, a cancellation follows
-    // the barrier to house 2.
-    let s = take(&m, &s, Action::Decline { house: 1, snapshot: 0 });
+    // Process 1 recorded and forwarded; it declines: the coordinator aborts, a cancellation follows
+    // the barrier to process 2.
+    let s = take(&m, &s, Action::Decline { process: 1, snapshot: 0 });
     let ck = s.ckpt.as_ref().expect("a coordinator");
     assert_eq!(ck.coord.pending().count(), 0);
     assert!(s.procs[1].slots().is_empty());
@@ -273,8 +273,8 @@ fn a_decline_cancels_the_checkpoint_downstream_and_triggering_goes_on() {
     let s = take(&m, &s, head(&m, 1, 2));
     assert!(s.procs[2].is_complete(SnapshotId(0)));
     let s = take(&m, &s, head(&m, 1, 2));
-    // The cancellation came after house 2 completed: ignored; its acknowledgement is stale.
-    let s = take(&m, &s, Action::Ack { house: 2, snapshot: 0 });
+    // The cancellation came after process 2 completed: ignored; its acknowledgement is stale.
+    let s = take(&m, &s, Action::Ack { process: 2, snapshot: 0 });
     assert!(s.procs[2].slots().is_empty());
     assert!(s.ckpt.as_ref().is_some_and(|ck| ck.latest.is_none()));
 }
@@ -287,40 +287,40 @@ fn a_decline_beyond_the_tolerable_failures_fails_the_job_over() {
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Ring, 2, c);
     let mut s = m.init_states().remove(0);
     s = take(&m, &s, Action::Trigger);
-    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
     for (from, to) in [(0, 1), (1, 2), (2, 0)] {
         s = take(&m, &s, head(&m, from, to));
     }
-    for house in 0..3 {
-        s = take(&m, &s, Action::Ack { house, snapshot: 0 });
+    for process in 0..3 {
+        s = take(&m, &s, Action::Ack { process, snapshot: 0 });
     }
     s = take(&m, &s, Action::Complete { snapshot: 0 });
     s = take(&m, &s, Action::Store { snapshot: 0 });
     let stored = s.ckpt.as_ref().and_then(|ck| ck.latest.clone()).expect("checkpoint 0 stored");
     s = take(&m, &s, send(&m, &s, 0));
     s = take(&m, &s, Action::Trigger);
-    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 1 });
+    s = take(&m, &s, Action::Initiate { process: 0, snapshot: 1 });
     assert!(!m.after_crash(&s));
-    let s = take(&m, &s, Action::Decline { house: 0, snapshot: 1 });
+    let s = take(&m, &s, Action::Decline { process: 0, snapshot: 1 });
     let ck = s.ckpt.as_ref().expect("a coordinator");
     assert!(ck.failed_over && m.after_crash(&s), "the job failed over");
     assert_eq!((ck.crashes, ck.coord.failures()), (0, 0));
-    assert_eq!(s.procs.iter().map(|p| p.app().0).collect::<Vec<_>>(), stored.rec.houses);
+    assert_eq!(s.procs.iter().map(|p| p.app().0).collect::<Vec<_>>(), stored.rec.processes);
     assert!(s.chans.all().is_empty() && s.procs.iter().all(|p| p.slots().is_empty()));
     // Tolerating one: the same decline only aborts the checkpoint.
     let c = Checkpointing { declines: 1, tolerable_failures: 1, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Ring, 2, c);
     let mut s = m.init_states().remove(0);
     s = take(&m, &s, Action::Trigger);
-    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
-    let s = take(&m, &s, Action::Decline { house: 0, snapshot: 0 });
+    s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
+    let s = take(&m, &s, Action::Decline { process: 0, snapshot: 0 });
     let ck = s.ckpt.as_ref().expect("a coordinator");
     assert!(!ck.failed_over && ck.coord.failures() == 1 && ck.coord.pending().next().is_none());
 }
 
 #[test]
-fn a_house_still_holding_restored_input_declines_a_checkpoint_as_not_ready() {
-    // Dataflow P0 -> P1, P0 -> P2, P1 -> P2. Checkpoint 0 records a cart on P0 -> P2 (in P0's
+fn a_process_still_holding_restored_input_declines_a_checkpoint_as_not_ready() {
+    // Dataflow P0 -> P1, P0 -> P2, P1 -> P2. Checkpoint 0 records a message on P0 -> P2 (in P0's
     // output buffer, which the barrier overtakes); the crash puts it back in front of P2's input.
     let c = Checkpointing { crashes: 1, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Unaligned, TopologySpec::Dataflow, 2, c);
@@ -332,20 +332,20 @@ fn a_house_still_holding_restored_input_declines_a_checkpoint_as_not_ready() {
         .find(|a| matches!(a, Action::Send { from: 0, channel, .. } if u32::from(*channel) == c02.0));
     s = take(&m, &s, to_p2.expect("P0 sends to P2"));
     s = take(&m, &s, Action::Trigger);
-    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
     for (from, to) in [(0, 1), (0, 2), (1, 2)] {
         s = take(&m, &s, head(&m, from, to));
     }
-    for house in 0..3 {
-        s = take(&m, &s, Action::Ack { house, snapshot: 0 });
+    for process in 0..3 {
+        s = take(&m, &s, Action::Ack { process, snapshot: 0 });
     }
     s = take(&m, &s, Action::Complete { snapshot: 0 });
     s = take(&m, &s, Action::Store { snapshot: 0 });
     s = take(&m, &s, Action::Crash);
     assert_eq!(s.procs[2].restored(m.topology(), c02), 1, "the recorded cart is restored input of P2");
-    // Checkpoint 1: its barrier reaches P2 on P1 -> P2 while the restored cart waits on P0 -> P2.
+    // Checkpoint 1: its barrier reaches P2 on P1 -> P2 while the restored message waits on P0 -> P2.
     s = take(&m, &s, Action::Trigger);
-    s = take(&m, &s, Action::Initiate { house: 0, snapshot: 1 });
+    s = take(&m, &s, Action::Initiate { process: 0, snapshot: 1 });
     let overtake = Action::Deliver { channel: c02.0 as u8, index: 1 };
     assert!(!m.enabled(&s).contains(&overtake), "nothing overtakes restored input");
     s = take(&m, &s, head(&m, 0, 1));
@@ -354,7 +354,7 @@ fn a_house_still_holding_restored_input_declines_a_checkpoint_as_not_ready() {
     assert!(ck.coord.pending().next().is_none(), "P2 declined checkpoint 1 as not ready");
     assert_eq!(ck.coord.failures(), 0, "not a failure the coordinator counts");
     assert!(s.procs[2].slots().is_empty() && s.procs[2].is_recovering());
-    // Once the restored cart is in, nothing is held.
+    // Once the restored message is in, nothing is held.
     s = take(&m, &s, head(&m, 0, 2));
     assert!(!s.procs[2].is_recovering());
 }
@@ -369,15 +369,15 @@ fn a_completed_checkpoint_subsumes_an_older_pending_one() {
     s = take(&m, &s, Action::Trigger);
     s = take(&m, &s, Action::Trigger);
     for snapshot in 0..2 {
-        s = take(&m, &s, Action::Initiate { house: 0, snapshot });
+        s = take(&m, &s, Action::Initiate { process: 0, snapshot });
         for (from, to) in [(0, 1), (1, 2), (2, 0)] {
             s = take(&m, &s, head(&m, from, to));
         }
     }
     assert!(s.procs.iter().all(|p| p.is_complete(SnapshotId(0)) && p.is_complete(SnapshotId(1))));
     // Checkpoint 1 is acknowledged first.
-    for house in 0..3 {
-        s = take(&m, &s, Action::Ack { house, snapshot: 1 });
+    for process in 0..3 {
+        s = take(&m, &s, Action::Ack { process, snapshot: 1 });
     }
     assert!(!m.enabled(&s).contains(&Action::Store { snapshot: 1 }), "completed first");
     // Completing it subsumes checkpoint 0, whose parts are discarded; its own wait for storing.
@@ -398,16 +398,16 @@ fn a_crash_restores_the_latest_checkpoint_with_its_channel_state_and_budgets() {
     let c = Checkpointing { crashes: 1, ..Checkpointing::default() };
     let m = barrier_model(Algorithm::Unaligned, TopologySpec::Ring, 1, c);
     let s = m.init_states().remove(0);
-    // House 0 sends a cart (into its output buffer), then starts the checkpoint: the barrier
-    // overtakes the buffer, whose cart is channel state of 0->1.
+    // Process 0 sends a message (into its output buffer), then starts the checkpoint: the barrier
+    // overtakes the buffer, whose message is channel state of 0->1.
     let s = take(&m, &s, send(&m, &s, 0));
     let s = take(&m, &s, Action::Trigger);
-    let mut s = take(&m, &s, Action::Initiate { house: 0, snapshot: 0 });
+    let mut s = take(&m, &s, Action::Initiate { process: 0, snapshot: 0 });
     for (from, to) in [(0, 1), (1, 2), (2, 0)] {
         s = take(&m, &s, head(&m, from, to));
     }
-    for house in 0..3 {
-        s = take(&m, &s, Action::Ack { house, snapshot: 0 });
+    for process in 0..3 {
+        s = take(&m, &s, Action::Ack { process, snapshot: 0 });
     }
     s = take(&m, &s, Action::Complete { snapshot: 0 });
     // A crash between completion and storing loses the checkpoint: the initial states return.
@@ -423,7 +423,7 @@ fn a_crash_restores_the_latest_checkpoint_with_its_channel_state_and_budgets() {
     let s = take(&m, &s, send(&m, &s, 1));
     let s = take(&m, &s, Action::Crash);
     let apps: Vec<_> = s.procs.iter().map(|p| p.app().0).collect();
-    assert_eq!(apps, stored.rec.houses);
+    assert_eq!(apps, stored.rec.processes);
     assert_eq!(s.chans.get(c01).len(), 1, "the recorded cart is back in front of its channel");
     assert_eq!(s.chans.all().len(), 1);
     assert_eq!(&s.budget[..3], &[1, 2, 2]);
@@ -435,11 +435,11 @@ fn a_crash_restores_the_latest_checkpoint_with_its_channel_state_and_budgets() {
 #[test]
 fn unaligned_barriers_on_an_acyclic_graph_do_record_channel_state() {
     // The check behind "aligned barriers on an acyclic graph record no channel state" fails for
-    // unaligned barriers on the same graph: some stored checkpoint holds a cart.
+    // unaligned barriers on the same graph: some stored checkpoint holds a message.
     let mut cfg: Config = config(3, TopologySpec::File(data("dag3.top").into()), 1, 1, InitiatorSpec::Only(vec![0]));
     cfg.algorithm = Algorithm::Unaligned;
     cfg.mode = Mode::Basic;
-    let m = ChandyLamport::<Bank>::new(cfg.resolve().expect("valid"));
+    let m = SnapshotModel::<Bank>::new(cfg.resolve().expect("valid"));
     let mut seen = std::collections::HashSet::new();
     let mut todo = m.init_states();
     let mut found = false;
@@ -458,7 +458,7 @@ fn unaligned_barriers_on_an_acyclic_graph_do_record_channel_state() {
         }
     }
     assert!(found);
-    assert!(!model::model::properties::list(&m).iter().any(|p| p.name == NO_CHANNEL_STATE), "listed for aligned only");
+    assert!(!model::system::properties::list(&m).iter().any(|p| p.name == NO_CHANNEL_STATE), "listed for aligned only");
 }
 
 #[test]
@@ -467,30 +467,30 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
     let m = barrier_model(Algorithm::Aligned, TopologySpec::Complete, 2, c);
     let mut path = vec![m.init_states().remove(0)];
     let mut actions = Vec::new();
-    let mut go = |action: model::model::action::Act<Bank>, path: &mut Vec<State<Bank>>| {
+    let mut go = |action: model::system::action::Act<Bank>, path: &mut Vec<State<Bank>>| {
         let next = take(&m, path.last().expect("a state"), action);
         actions.push(action);
         path.push(next);
     };
-    // Checkpoint 0 completes and is stored; house 2 holds its input from 0 blocked meanwhile.
+    // Checkpoint 0 completes and is stored; process 2 holds its input from 0 blocked meanwhile.
     go(Action::Trigger, &mut path);
-    go(Action::Initiate { house: 0, snapshot: 0 }, &mut path);
+    go(Action::Initiate { process: 0, snapshot: 0 }, &mut path);
     for (from, to) in [(0, 2), (0, 1), (1, 2), (1, 0), (2, 0), (2, 1)] {
         go(head(&m, from, to), &mut path);
     }
-    for house in 0..3 {
-        go(Action::Ack { house, snapshot: 0 }, &mut path);
+    for process in 0..3 {
+        go(Action::Ack { process, snapshot: 0 }, &mut path);
     }
     go(Action::Complete { snapshot: 0 }, &mut path);
     go(Action::Store { snapshot: 0 }, &mut path);
-    // Checkpoint 1: house 1 declines it; its cancellations set out; then the crash.
+    // Checkpoint 1: process 1 declines it; its cancellations set out; then the crash.
     go(Action::Trigger, &mut path);
-    go(Action::Initiate { house: 0, snapshot: 1 }, &mut path);
+    go(Action::Initiate { process: 0, snapshot: 1 }, &mut path);
     go(head(&m, 0, 1), &mut path);
-    go(Action::Decline { house: 1, snapshot: 1 }, &mut path);
+    go(Action::Decline { process: 1, snapshot: 1 }, &mut path);
     go(Action::Crash, &mut path);
     let steps: Vec<_> = path.iter().cloned().zip(actions.iter().map(|a| Some(*a)).chain([None])).collect();
-    let svg = model::explorer::svg::space_time(&m, &steps);
+    let svg = model::graph::svg::space_time(&m, &steps);
     for (what, needle) in [
         ("a trigger", ">T0</text>"),
         ("a stored checkpoint", ">✓0</text>"),
@@ -507,7 +507,7 @@ fn the_diagram_shows_triggers_blocked_inputs_cancellations_stored_checkpoints_an
 
 #[test]
 fn full_mode_judges_every_stored_checkpoint_by_the_cut_clauses() {
-    use model::model::properties::{CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, STABLE};
+    use model::system::properties::{CROSSING, END_REACHABLE, LEDGER, REACHABLE, RECORDS, STABLE};
     // The correct algorithms: every clause holds for every stored checkpoint, with crashes.
     for (args, states) in [
         (&["--algorithm", "aligned", "--topology", "ring", "--procs", "3", "--crashes", "1"][..], 711_519),

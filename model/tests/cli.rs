@@ -151,7 +151,7 @@ fn bad_topology_files_exit_2_naming_file_and_line() {
         &["check", "--topology", line.to_str().unwrap(), "--initiators", "1"],
         "--initiators: no marker from B (house 1) can reach A along the links of",
     );
-    // Each initiator alone must reach every house: 0 reaches everyone, 1 does not.
+    // Each initiator alone must reach every process: 0 reaches everyone, 1 does not.
     bad_input(
         &["check", "--topology", line.to_str().unwrap(), "--initiators", "0,1"],
         "no marker from B (house 1) can reach A",
@@ -183,7 +183,7 @@ fn a_passing_check_exits_0_and_prints_every_property() {
 }
 
 #[test]
-fn help_lists_the_exit_codes_and_the_house_limit() {
+fn help_lists_the_exit_codes_and_the_process_limit() {
     let o = model(&["check", "--help"]);
     let out = String::from_utf8_lossy(&o.stdout);
     for line in [

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{config, run};
-use model::model::properties::{OVERLAP, RECORD_MESSAGE};
+use model::system::properties::{OVERLAP, RECORD_MESSAGE};
 use model::{Config, InitiatorSpec, Mode, TopologySpec, Verdict};
 
 fn expect_all_good(config: &Config, unique_states: usize) {
@@ -59,7 +59,7 @@ fn star_of_four() {
 }
 
 #[test]
-fn two_houses_with_internal_steps_and_two_snapshots() {
+fn two_processes_with_internal_steps_and_two_snapshots() {
     let mut c = config(2, TopologySpec::Complete, 2, 2, InitiatorSpec::Any);
     c.internal = true;
     expect_all_good(&c, 206_246);
@@ -78,7 +78,7 @@ fn bidirectional_ring_of_four_with_two_initiators() {
 }
 
 #[test]
-fn two_houses_with_internal_steps_theft_and_two_snapshots() {
+fn two_processes_with_internal_steps_theft_and_two_snapshots() {
     let mut c = config(2, TopologySpec::Complete, 2, 2, InitiatorSpec::Any);
     c.internal = true;
     c.theft = true;

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::Variant;
 use common::{config, run_distributed, verdicts};
-use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+use model::{check, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, SnapshotModel, Strategy, TopologySpec};
 
 fn single(c: &Config, opts: &CheckOptions) -> CheckResult {
-    let model = ChandyLamport::<Bank>::new(c.resolve().expect("valid configuration"));
+    let model = SnapshotModel::<Bank>::new(c.resolve().expect("valid configuration"));
     check(model, &CheckOptions { threads: 1, ..opts.clone() }, None).expect("options fit the model")
 }
 

@@ -72,7 +72,7 @@ fn the_json_api_lists_the_properties_and_draws_each_state() {
     let steps = json(&e.addr, "/.states/0");
     let steps = steps.as_array().unwrap();
     assert!(steps.iter().any(|s| s["action"] == "P0 initiates snapshot 0"), "{steps:?}");
-    // Follow the shortest inward crossing under late-record: initiate, send, marker, cart.
+    // Follow the shortest inward crossing under late-record: initiate, send, marker, message.
     let path = "/.states/0/2/0/1";
     let after = json(&e.addr, path);
     let deliver = after.as_array().unwrap().iter().find(|s| s["action"] == "deliver head of P0->P1").unwrap();
@@ -84,7 +84,7 @@ fn the_json_api_lists_the_properties_and_draws_each_state() {
         svg.contains("stroke=\"#f08c00\""),
         "the cart crossing the cut inward is drawn in the warning colour: {svg}"
     );
-    // Labels: the cart by its sender and number, the marker by its snapshot id.
+    // Labels: the message by its sender and number, the marker by its snapshot id.
     assert!(svg.contains(">P0#1</text>"), "the cart's label: {svg}");
     assert!(svg.contains(">M0</text>"), "the marker's label: {svg}");
     // The recorded state at the dot, the channel records beside the cut, a legend.
@@ -162,7 +162,7 @@ fn a_headless_browser_renders_a_non_blank_explorer_page() {
         "the screenshot is blank: only {differing} of {} pixels differ from the background",
         pixels.len()
     );
-    // The diagram is drawn: red markers, the orange crossing cart, the red "fails here" line.
+    // The diagram is drawn: red markers, the orange crossing message, the red "fails here" line.
     let near = |p: &[u8], rgb: [u8; 3]| p.iter().zip(rgb).all(|(&a, b)| a.abs_diff(b) < 40);
     for (what, rgb) in [
         ("marker red", [0xd6, 0x27, 0x28]),

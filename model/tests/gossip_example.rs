@@ -5,7 +5,7 @@
 mod gossip;
 
 use chandy_lamport::Variant;
-use model::model::properties::{END_REACHABLE, REACHABLE, STABLE};
+use model::system::properties::{END_REACHABLE, REACHABLE, STABLE};
 use model::Verdict;
 
 #[test]
@@ -18,7 +18,7 @@ fn gossip_passes_with_both_examples_found() {
     }
     let names: Vec<&str> = result.properties.iter().map(|p| p.name.as_str()).collect();
     assert!(names.contains(&"a snapshot sees everyone agree"));
-    assert!(!names.contains(&model::model::properties::LEDGER), "gossip conserves nothing: no ledger");
+    assert!(!names.contains(&model::system::properties::LEDGER), "gossip conserves nothing: no ledger");
 }
 
 #[test]

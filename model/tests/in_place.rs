@@ -12,14 +12,14 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{Algorithm, Variant};
 use common::config;
 use model::engine::{InPlace, Probe};
-use model::model::state::State;
-use model::{ChandyLamport, Config, InitiatorSpec, Mode, TopologySpec};
+use model::system::state::State;
+use model::{Config, InitiatorSpec, Mode, SnapshotModel, TopologySpec};
 use stateright::Model;
 
 /// Per configuration: states visited; steps taken in place; steps left to be built; whether
 /// its steps counted tallies.
 fn walk<A: Spec>(cfg: &Config, limit: usize) -> (usize, usize, usize, bool) {
-    let m = ChandyLamport::<A>::new(cfg.resolve().expect("valid configuration"));
+    let m = SnapshotModel::<A>::new(cfg.resolve().expect("valid configuration"));
     let mut seen = HashSet::new();
     let mut stack: Vec<State<A>> = m.init_states();
     let (mut states, mut in_place, mut built) = (0, 0, 0);
@@ -141,15 +141,15 @@ fn the_stream_job_s_steps_in_place_too() {
 
 #[test]
 fn models_on_one_thread_keep_their_own_remembered_steps() {
-    // House 0 starts the same in both, and initiating sends a marker on each of its outgoing
+    // Process 0 starts the same in both, and initiating sends a marker on each of its outgoing
     // channels: two on the complete graph, one on the ring. A step remembered by one model must
     // not answer the other's.
     let model = |topology| {
         let cfg = Config { mode: Mode::Basic, ..config(3, topology, 1, 1, InitiatorSpec::Only(vec![0])) };
-        ChandyLamport::<Bank>::new(cfg.resolve().expect("valid configuration"))
+        SnapshotModel::<Bank>::new(cfg.resolve().expect("valid configuration"))
     };
     let (complete, ring) = (model(TopologySpec::Complete), model(TopologySpec::Ring));
-    let initiate = model::Action::Initiate { house: 0, snapshot: 0 };
+    let initiate = model::Action::Initiate { process: 0, snapshot: 0 };
     for _ in 0..2 {
         for (m, markers) in [(&complete, 2), (&ring, 1)] {
             let s = &m.init_states()[0];

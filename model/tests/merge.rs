@@ -18,7 +18,7 @@ fn temp_dir(name: &str) -> common::Scratch {
     common::temp_dir("merge", name)
 }
 
-/// The passing configuration: three houses, one send (21,752 states).
+/// The passing configuration: three processes, one send (21,752 states).
 const PASSING: [&str; 2] = ["--sends", "1"];
 /// A failing one: late-record's counterexamples.
 const FAILING: [&str; 4] = ["--sends", "1", "--variant", "late-record"];

@@ -1,13 +1,13 @@
 //! Full mode (incremental ghost data) and literal mode (the library's trace checker on the
 //! recorded history) reach the same verdict on every property: on every variant over fixed small
-//! configurations, and on small configurations drawn at random by proptest (topology, houses,
+//! configurations, and on small configurations drawn at random by proptest (topology, processes,
 //! sends, snapshots, initiators, internal steps, theft, variant).
 
 mod common;
 
 use chandy_lamport::Variant;
 use common::{config, run, verdict, verdicts, with};
-use model::model::properties::{NEVER_OCCURRED, REACHABLE, RECORDS};
+use model::system::properties::{NEVER_OCCURRED, REACHABLE, RECORDS};
 use model::{Config, InitiatorSpec, Mode, TopologySpec, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
@@ -62,9 +62,9 @@ fn stale_state_and_reversed_records_fail_in_both_modes() {
 }
 
 /// A small configuration. Literal mode keeps the whole history in every state (no two paths
-/// merge), so the space stays small: two houses with one send and one snapshot and any of
-/// internal steps, theft and any initiator; or two houses with two sends or two snapshots; or
-/// three houses on a ring.
+/// merge), so the space stays small: two processes with one send and one snapshot and any of
+/// internal steps, theft and any initiator; or two processes with two sends or two snapshots; or
+/// three processes on a ring.
 fn small_config() -> impl Strategy<Value = Config> {
     let basic = (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(internal, theft, any_initiator)| {
         let initiators = if any_initiator { InitiatorSpec::Any } else { InitiatorSpec::Only(vec![0]) };

@@ -20,14 +20,14 @@ use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
 use common::{config, run_app, verdicts};
-use model::model::action::Act;
-use model::model::state::State;
 use model::reduce::por::{persistent_set, Analysis};
-use model::{ChandyLamport, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+use model::system::action::Act;
+use model::system::state::State;
+use model::{Config, InitiatorSpec, Mode, SnapshotModel, Strategy, TopologySpec};
 use stateright::{Checker, Expectation, Model, Path};
 
-fn model_of<A: Spec>(c: &Config, por: bool) -> ChandyLamport<A> {
-    ChandyLamport::new(Config { por, ..c.clone() }.resolve().expect("valid configuration"))
+fn model_of<A: Spec>(c: &Config, por: bool) -> SnapshotModel<A> {
+    SnapshotModel::new(Config { por, ..c.clone() }.resolve().expect("valid configuration"))
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -42,13 +42,13 @@ impl Rng {
     }
 }
 
-fn step<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, a: Act<A>) -> State<A> {
+fn step<A: Spec>(m: &SnapshotModel<A>, s: &State<A>, a: Act<A>) -> State<A> {
     m.next_state(s, a).expect("an enabled action has a successor")
 }
 
 /// Checks that `a` and `b`, both enabled in `s`, commute: each is enabled after the other (or
 /// both refuse alike) and both orders reach equal states.
-fn commute<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, a: Act<A>, b: Act<A>, what: &str) {
+fn commute<A: Spec>(m: &SnapshotModel<A>, s: &State<A>, a: Act<A>, b: Act<A>, what: &str) {
     let (sa, sb) = (step(m, s, a), step(m, s, b));
     let (ra, rb) = (sa.refused.is_some(), sb.refused.is_some());
     if ra || rb {
@@ -132,7 +132,7 @@ fn declared_independent_actions_commute_on_random_reachable_states() {
 }
 
 /// Every state the reduced search reaches from `c`'s initial state, with its persistent set.
-fn reduced_graph<A: Spec>(m: &ChandyLamport<A>) -> Vec<(State<A>, Vec<Act<A>>)> {
+fn reduced_graph<A: Spec>(m: &SnapshotModel<A>) -> Vec<(State<A>, Vec<Act<A>>)> {
     let mut seen = HashSet::new();
     let mut queue: VecDeque<State<A>> = m.init_states().into();
     let mut out = Vec::new();
@@ -152,7 +152,7 @@ fn reduced_graph<A: Spec>(m: &ChandyLamport<A>) -> Vec<(State<A>, Vec<Act<A>>)> 
 /// From `t`, every path of at most `depth` actions outside `set` takes only actions independent
 /// (semantically) of every action of `set`, which stays enabled.
 fn outside_paths<A: Spec>(
-    m: &ChandyLamport<A>,
+    m: &SnapshotModel<A>,
     t: &State<A>,
     set: &[Act<A>],
     depth: usize,
@@ -217,11 +217,11 @@ fn chosen_sets_are_persistent_on_small_configurations() {
 }
 
 /// The bank's measure (README, "Partial-order reduction"): three per unit of budget, two per
-/// cart and one per marker in transit, and `2·out(p) + 1` per snapshot a house has not recorded.
-fn measure(m: &ChandyLamport<Bank>, s: &State<Bank>) -> u64 {
+/// message and one per marker in transit, and `2·out(p) + 1` per snapshot a process has not recorded.
+fn measure(m: &SnapshotModel<Bank>, s: &State<Bank>) -> u64 {
     let t = m.topology();
     let budget: u64 = s.budget.iter().map(|&b| 3 * u64::from(b)).sum();
-    let transit: u64 = (0..t.channels().len()).map(|c| (s.chans.get(c).len() + s.carts(c)) as u64).sum();
+    let transit: u64 = (0..t.channels().len()).map(|c| (s.chans.get(c).len() + s.messages(c)) as u64).sum();
     let unrecorded: u64 = t
         .processes()
         .map(|p| {
@@ -261,7 +261,7 @@ fn every_step_decreases_the_measure() {
 }
 
 /// The terminal and the quiescent states reachable in `m`'s graph.
-fn ends<A: Spec>(m: &ChandyLamport<A>) -> (usize, HashSet<State<A>>, HashSet<State<A>>) {
+fn ends<A: Spec>(m: &SnapshotModel<A>) -> (usize, HashSet<State<A>>, HashSet<State<A>>) {
     let mut seen = HashSet::new();
     let mut queue: VecDeque<State<A>> = m.init_states().into();
     let (mut terminal, mut quiescent) = (HashSet::new(), HashSet::new());
@@ -341,7 +341,7 @@ fn verdicts_are_the_same_with_and_without_por() {
 }
 
 /// The discoveries of a BFS check of `m` on one thread.
-fn discoveries<A: Spec>(m: ChandyLamport<A>) -> HashMap<&'static str, Path<State<A>, Act<A>>> {
+fn discoveries<A: Spec>(m: SnapshotModel<A>) -> HashMap<&'static str, Path<State<A>, Act<A>>> {
     m.checker().threads(1).spawn_bfs().join().discoveries()
 }
 
@@ -375,7 +375,7 @@ fn replay_discoveries<A: Spec>(c: &Config, what: &str) -> Vec<&'static str> {
 #[test]
 fn every_variant_fails_alike_with_por_and_its_counterexamples_replay_without() {
     for variant in Variant::of(chandy_lamport::Algorithm::ChandyLamport).filter(|v| *v != Variant::None) {
-        // Two houses suffice for the variants that need two carts on a road or two snapshots.
+        // Two processes suffice for the variants that need two messages on a road or two snapshots.
         let c = match variant {
             Variant::RecordsReversed => config(2, TopologySpec::Complete, 2, 1, InitiatorSpec::Only(vec![0])),
             Variant::SwapRecord => config(2, TopologySpec::Complete, 1, 2, InitiatorSpec::Only(vec![0])),

@@ -243,7 +243,7 @@ fn time_instead_of_seq_broadcast_markers_and_markers_without_snapshot() {
     assert!(stderr(&o).contains("B's lines mix `seq` and `time`"), "{}", stderr(&o));
 }
 
-/// The bank example's logs: 4 houses, 2,000 transfers, 5 snapshots (the runtime's), in a
+/// The bank example's logs: 4 processes, 2,000 transfers, 5 snapshots (the runtime's), in a
 /// directory removed on drop.
 fn bank_logs(name: &str) -> Scratch {
     let dir = common::temp_dir("real", name);

@@ -16,9 +16,9 @@ use common::{bad_input, config, model, stderr, verdicts};
 use model::check::shards::merge;
 use model::engine::dfs::Limits;
 use model::engine::shard::{split, ShardSpec};
-use model::model::properties::ACCEPTS;
+use model::system::properties::ACCEPTS;
 use model::{
-    check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec, Verdict,
+    check, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, SnapshotModel, Strategy, TopologySpec, Verdict,
 };
 
 fn options(shard: Option<ShardSpec>, symmetry: bool) -> CheckOptions {
@@ -26,7 +26,7 @@ fn options(shard: Option<ShardSpec>, symmetry: bool) -> CheckOptions {
 }
 
 fn run<A: Spec>(c: &Config, shard: Option<ShardSpec>, symmetry: bool) -> CheckResult {
-    let model = ChandyLamport::<A>::new(c.resolve().expect("valid configuration"));
+    let model = SnapshotModel::<A>::new(c.resolve().expect("valid configuration"));
     check(model, &options(shard, symmetry), None).expect("options fit the model")
 }
 
@@ -66,8 +66,8 @@ fn same_verdicts<A: Spec>(c: &Config, symmetry: bool) -> (CheckResult, Vec<Check
     (single, shards, merged)
 }
 
-/// The configuration each variant needs (as in tests/variants.rs): 3 houses, complete graph,
-/// 1 send, one snapshot by house 0; two sends or two snapshots for two of them.
+/// The configuration each variant needs (as in tests/variants.rs): 3 processes, complete graph,
+/// 1 send, one snapshot by process 0; two sends or two snapshots for two of them.
 fn variant_config(variant: Variant) -> Config {
     let mut c = Config { variant, ..config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0])) };
     match variant {
@@ -93,7 +93,7 @@ fn every_variant_split_in_four_and_merged_keeps_the_single_runs_verdicts() {
 
 #[test]
 fn the_correct_algorithm_split_in_four_keeps_its_verdicts() {
-    // The default job (bank, full properties, 3 houses, 2 sends), its basic mode, and orders
+    // The default job (bank, full properties, 3 processes, 2 sends), its basic mode, and orders
     // on a ring.
     let full = config(3, TopologySpec::Complete, 2, 1, InitiatorSpec::Only(vec![0]));
     let (single, shards, merged) = same_verdicts::<Bank>(&full, false);
@@ -140,7 +140,7 @@ fn symmetry_split_in_four_keeps_the_verdicts_and_a_fault() {
 #[test]
 fn every_shard_computes_the_same_prefix_and_the_frontier_is_partitioned() {
     let c = config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0]));
-    let model = ChandyLamport::<Bank>::new(c.resolve().unwrap());
+    let model = SnapshotModel::<Bank>::new(c.resolve().unwrap());
     let n = 5;
     let splits: Vec<_> =
         (0..n).map(|index| split(&model, ShardSpec { index, count: n }, Limits::default(), None)).collect();
@@ -181,12 +181,12 @@ fn a_counterexample_above_the_split_depth_is_shard_0s() {
 #[test]
 fn a_bounded_split_check_is_undecided_like_the_single_run() {
     let c = config(3, TopologySpec::Complete, 1, 1, InitiatorSpec::Only(vec![0]));
-    let model = ChandyLamport::<Bank>::new(c.resolve().unwrap());
+    let model = SnapshotModel::<Bank>::new(c.resolve().unwrap());
     let bounded = |shard| CheckOptions { depth: Some(3), ..options(shard, false) };
     let single = check(model, &bounded(None), None).unwrap();
     let shards: Vec<(String, CheckResult)> = (0..4)
         .map(|index| {
-            let model = ChandyLamport::<Bank>::new(c.resolve().unwrap());
+            let model = SnapshotModel::<Bank>::new(c.resolve().unwrap());
             (format!("{index}"), check(model, &bounded(Some(ShardSpec { index, count: 4 })), None).unwrap())
         })
         .collect();

@@ -1,12 +1,12 @@
-//! Symmetry reduction over permutations of houses: fewer states, same verdicts.
+//! Symmetry reduction over permutations of processes: fewer states, same verdicts.
 
 mod common;
 
 use common::config;
-use model::{check, ChandyLamport, CheckOptions, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+use model::{check, CheckOptions, Config, InitiatorSpec, Mode, SnapshotModel, Strategy, TopologySpec};
 
 fn run(c: &Config, symmetry: bool) -> model::CheckResult {
-    let m = ChandyLamport::<chandy_lamport::apps::bank::Bank>::new(c.resolve().unwrap());
+    let m = SnapshotModel::<chandy_lamport::apps::bank::Bank>::new(c.resolve().unwrap());
     let opts = CheckOptions { strategy: Strategy::Dfs, threads: 1, symmetry, ..CheckOptions::default() };
     check(m, &opts, None).unwrap()
 }
@@ -48,7 +48,7 @@ fn groups_respect_roles_and_roads() {
 fn literal_mode_refuses_symmetry() {
     let mut c = config(2, TopologySpec::Complete, 1, 1, InitiatorSpec::Any);
     c.mode = Mode::Literal;
-    let m = ChandyLamport::<chandy_lamport::apps::bank::Bank>::new(c.resolve().unwrap());
+    let m = SnapshotModel::<chandy_lamport::apps::bank::Bank>::new(c.resolve().unwrap());
     let opts = CheckOptions { symmetry: true, ..CheckOptions::default() };
     assert!(check(m, &opts, None).is_err());
 }

@@ -8,18 +8,18 @@ use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::{Algorithm, Variant};
 use common::{config, run_app, run_distributed, run_with, verdict};
-use model::model::properties::{
+use model::system::properties::{
     ACCEPTS, CHECKPOINTS_END, CROSSING, END_REACHABLE, EXACTLY_ONCE, IDS_INCREASE, LEDGER, REACHABLE, RECORDS,
     RECORD_MESSAGE, STABLE, STORED_RECOVERS, TERMINATES, TRIGGERING,
 };
 use model::{InitiatorSpec, Strategy, TopologySpec, Verdict};
 
-/// Each variant, the flags it needs beyond the base configuration (3 houses, complete graph, 2
-/// jars, 1 send each, house 0 initiating one snapshot), and every property that fails with the
+/// Each variant, the flags it needs beyond the base configuration (3 processes, complete graph, 2
+/// jars, 1 send each, process 0 initiating one snapshot), and every property that fails with the
 /// length of its shortest counterexample (the README's table lists the same).
 type Caught = (Variant, Extra, &'static [(&'static str, usize)]);
 
-/// What a variant needs: two snapshots in flight, two carts on one road, or a barrier algorithm
+/// What a variant needs: two snapshots in flight, two messages on one road, or a barrier algorithm
 /// with its coordinator (checked in basic mode, the one the barrier algorithms support so far).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Extra {
@@ -147,8 +147,8 @@ const CAUGHT: [Caught; 26] = [
         Extra::Barriers(crash(UNALIGNED_DATAFLOW)),
         &[(LEDGER, 15), (EXACTLY_ONCE, 16), (STORED_RECOVERS, 15)],
     ),
-    // FLINK-20654: after the first crash P2 still holds a restored cart on one input when the
-    // next checkpoint's barrier comes on the other; it checkpoints and does not record the cart.
+    // FLINK-20654: after the first crash P2 still holds a restored message on one input when the
+    // next checkpoint's barrier comes on the other; it checkpoints and does not record the message.
     (
         Variant::CheckpointDuringRecovery,
         Extra::Barriers(Barriers { crashes: 2, ..two(UNALIGNED_DATAFLOW, 1) }),
@@ -286,9 +286,9 @@ fn without_channel_recording_no_record_ever_holds_a_message() {
 }
 
 #[test]
-fn a_house_that_never_records_is_caught_even_when_any_house_may_initiate() {
+fn a_process_that_never_records_is_caught_even_when_any_process_may_initiate() {
     // Initiating is a choice: termination is judged wherever nothing but initiations is enabled,
-    // so a house left unrecorded cannot hide behind an initiation it could still make.
+    // so a process left unrecorded cannot hide behind an initiation it could still make.
     for variant in [Variant::SkipOneMarker, Variant::NoMarkerForwarding] {
         let c = model::Config { variant, initiators: InitiatorSpec::Any, ..base() };
         let result = run_with(&c, Strategy::Bfs);

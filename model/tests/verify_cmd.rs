@@ -20,7 +20,7 @@ fn temp_dir(name: &str) -> Scratch {
     common::temp_dir("verify", name)
 }
 
-/// The acceptance run: 4 houses, 2,000 transfers, 5 snapshots, written with `trace_out` (what
+/// The acceptance run: 4 processes, 2,000 transfers, 5 snapshots, written with `trace_out` (what
 /// `cargo run --release --example bank -- --procs 4 --transfers 2000 --snapshots 5 --trace-out
 /// DIR` does), in a directory removed on drop.
 fn bank_logs(name: &str) -> Scratch {
@@ -99,8 +99,8 @@ fn the_bank_runs_logs_hold_and_exit_0() {
 #[test]
 fn a_deleted_pre_cut_receipt_is_a_violation_naming_its_send() {
     let dir = bank_logs("receipt");
-    // The last receipt at some house before it records for snapshot 0: pre-cut for every
-    // snapshot, of a cart sent before the cut.
+    // The last receipt at some process before it records for snapshot 0: pre-cut for every
+    // snapshot, of a message sent before the cut.
     let (p, at) = (0..4)
         .find_map(|p| {
             let events = lines(&log(&dir, p));
@@ -119,11 +119,11 @@ fn a_deleted_pre_cut_receipt_is_a_violation_naming_its_send() {
     let msg = receipt["msg"].as_str().unwrap();
     assert!(out.contains(&format!("message \"{msg}\", in flight on P")), "{out}");
     assert!(out.contains("at the cut, is missing from its record ["), "{out}");
-    // The receipt's absence is also a FIFO break: a later cart on the channel overtook it.
+    // The receipt's absence is also a FIFO break: a later message on the channel overtook it.
     assert!(out.contains(&format!("overtook message \"{msg}\"")), "{out}");
     let send_at = format!("send at {}:{line}", log(&dir, sender).display());
     assert!(out.contains(&send_at), "expected {send_at:?} in {out}");
-    // The house's next logged state still counts the cart: the run is inconsistent there.
+    // The process's next logged state still counts the message: the run is inconsistent there.
     assert!(out.contains("run: INCONSISTENT"), "{out}");
     let next = format!("event at {}:{}", log(&dir, p).display(), at + 1);
     assert!(out.contains(&next), "expected {next:?} in {out}");
@@ -230,7 +230,7 @@ fn bad_logs_exit_2_naming_file_and_line() {
 fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
     let dir = temp_dir("cycle");
     std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
-    // Each house receives the other's cart before sending its own.
+    // Each process receives the other's message before sending its own.
     let a = r#"{"process":"A","seq":0,"kind":"receive","channel":"B->A","msg":"b1"}
 {"process":"A","seq":1,"kind":"send","channel":"A->B","msg":"a1","payload":1}
 "#;
@@ -245,7 +245,7 @@ fn logs_with_no_causal_order_exit_2_naming_file_and_line() {
     let expected = format!("{}:1: no causal order exists (a cycle): this event waits for message \"b1\"", p("A.jsonl"));
     assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
     assert!(stderr(&o).contains(&format!("(at {}:2)", p("B.jsonl"))), "{}", stderr(&o));
-    // Without a cycle the same two houses verify, but judge nothing (no snapshot): never a pass.
+    // Without a cycle the same two processes verify, but judge nothing (no snapshot): never a pass.
     let b = b.replace(r#""seq":0,"kind":"receive""#, r#""seq":9,"kind":"receive""#).replace(r#""seq":1"#, r#""seq":0"#);
     std::fs::write(dir.join("B.jsonl"), b.replace(r#""seq":9"#, r#""seq":1"#)).unwrap();
     let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), &p("B.jsonl")]);

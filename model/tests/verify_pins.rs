@@ -1,6 +1,6 @@
 //! The theorem's judge pinned through `model verify` (issue 54): each way a snapshot can be
 //! wrong — a channel record reversed or reordered, a `recorded` list out of order, and each
-//! clause broken alone — written as the JSON-lines logs of two bank houses, fails `model verify
+//! clause broken alone — written as the JSON-lines logs of two bank processes, fails `model verify
 //! --json` with exit 1 and the finding's clause, with both readers: the one-pass judge (`--reader
 //! stream`, the default, which on any doubt reads the logs whole) and the whole reader (`--reader
 //! whole`); and the one-pass judge itself must stop on them, for the reason pinned. Where a test
@@ -36,7 +36,7 @@ const NAMES: [&str; 2] = ["A", "B"];
 const A: usize = 0;
 const B: usize = 1;
 
-/// The logs of a two-house bank run (houses A and B, 10 jars each), written line by line, each
+/// The logs of a two-process bank run (processes A and B, 10 jars each), written line by line, each
 /// line with the state the bank's transitions give.
 #[derive(Clone)]
 struct Logs {
@@ -190,9 +190,9 @@ fn message(report: &Value) -> &str {
     report["snapshots"][0]["findings"][0]["message"].as_str().unwrap()
 }
 
-/// A initiates; B then sends one cart of each of `amounts` to A (ids `b0`, `b1`, …) and records
+/// A initiates; B then sends one message of each of `amounts` to A (ids `b0`, `b1`, …) and records
 /// on A's marker, so that B->A's record holds them all; A receives them, then B's marker,
-/// whose `recorded` lists `claimed` (indices into the carts).
+/// whose `recorded` lists `claimed` (indices into the messages).
 fn in_flight(amounts: &[u64], claimed: &[usize]) -> Logs {
     let mut l = Logs::new();
     l.record(A, true);
@@ -216,7 +216,7 @@ fn in_flight(amounts: &[u64], claimed: &[usize]) -> Logs {
 fn verify_cmd_fails_a_reversed_channel_record() {
     holds(&in_flight(&[1, 2], &[0, 1]), "reversed-ok");
     let report = fails(&in_flight(&[1, 2], &[1, 0]), "reversed", CLAIMS_OTHER);
-    // (b) is the cause; the reversed record is no state the run reaches (c), and the carts
+    // (b) is the cause; the reversed record is no state the run reaches (c), and the messages
     // cannot be received in their order from it (d).
     assert_eq!(clauses(&report), ["b"], "{report:#}");
     assert_eq!(consequences(&report), ["c", "d"], "{report:#}");
@@ -242,7 +242,7 @@ fn verify_cmd_fails_a_reordered_channel_record() {
 
 #[test]
 fn verify_cmd_fails_a_claim_out_of_order() {
-    // Three carts of 2 jars: the contents replayed by (c) and (d) cannot tell them apart, only
+    // Three messages of 2 jars: the contents replayed by (c) and (d) cannot tell them apart, only
     // the ids the marker-receive line claims can; it lists them in an order that is not the
     // order of receipt (nor its reversal). Only (b) breaks.
     holds(&in_flight(&[2, 2, 2], &[0, 1, 2]), "claim-ok");
@@ -258,8 +258,8 @@ fn verify_cmd_fails_a_claim_out_of_order() {
     assert_eq!(clauses(&report), ["b"], "{report:#}");
 }
 
-/// A initiates and records; it sends a cart of 3 to B before (`before`) or after its marker;
-/// B receives the cart and the marker (in the order they were sent), records and sends its
+/// A initiates and records; it sends a message of 3 to B before (`before`) or after its marker;
+/// B receives the message and the marker (in the order they were sent), records and sends its
 /// marker; A receives it. Correct when the marker goes first.
 fn overtaking(before: bool) -> Logs {
     let mut l = Logs::new();
@@ -286,9 +286,9 @@ fn overtaking(before: bool) -> Logs {
 #[test]
 fn verify_cmd_fails_clause_a_inward_crossing() {
     holds(&overtaking(false), "a-ok");
-    // A's cart overtakes its marker, and B receives it before recording. (a) cannot break
-    // alone: B's recorded state counts a cart A's does not, which no run reaches (c), and from
-    // which the cart is received a second time after the cut (d).
+    // A's message overtakes its marker, and B receives it before recording. (a) cannot break
+    // alone: B's recorded state counts a message A's does not, which no run reaches (c), and from
+    // which the message is received a second time after the cut (d).
     let report = fails(&overtaking(true), "a", "a message crosses a cut inward");
     assert_eq!(clauses(&report), ["a"], "{report:#}");
     assert_eq!(consequences(&report), ["c", "d"], "{report:#}");
@@ -297,7 +297,7 @@ fn verify_cmd_fails_clause_a_inward_crossing() {
 
 #[test]
 fn verify_cmd_fails_clause_b_missing_message() {
-    // B->A holds two carts at the cut; A's record claims only the second. (b) cannot break
+    // B->A holds two messages at the cut; A's record claims only the second. (b) cannot break
     // alone: a record short of a message is a state no run reaches (c), and the message's
     // receipt after the cut finds another at the channel's head (d).
     holds(&in_flight(&[1, 2], &[0, 1]), "missing-ok");
@@ -307,8 +307,8 @@ fn verify_cmd_fails_clause_b_missing_message() {
     assert_eq!(message(&report), "message \"b0\", in flight on B->A at the cut, is missing from its record [\"b1\"]");
 }
 
-/// B initiates; A records on B's marker and sends a cart of 3 to B, before (`before`) or after
-/// its marker; B receives the cart and the marker in the order they were sent, and B's record
+/// B initiates; A records on B's marker and sends a message of 3 to B, before (`before`) or after
+/// its marker; B receives the message and the marker in the order they were sent, and B's record
 /// of A->B claims what B received in between.
 fn sent_after_the_cut(before: bool) -> Logs {
     let mut l = Logs::new();
@@ -333,9 +333,9 @@ fn sent_after_the_cut(before: bool) -> Logs {
 #[test]
 fn verify_cmd_fails_clause_b_extra_message() {
     holds(&sent_after_the_cut(false), "extra-ok");
-    // A sends the cart after it recorded but ahead of its marker, and B's record claims it:
+    // A sends the message after it recorded but ahead of its marker, and B's record claims it:
     // B did receive it between its record and the marker (no claim of the logs is false), but
-    // it was not in flight at the cut. (b) cannot break alone: the extra cart is part of the
+    // it was not in flight at the cut. (b) cannot break alone: the extra message is part of the
     // recorded state, which no run reaches (c), and it is still in the channel at the end (d).
     let report =
         fails(&sent_after_the_cut(true), "extra", "a channel record that is not what was in flight at the cut");
@@ -363,7 +363,7 @@ fn verify_cmd_fails_clause_c_by_a_wrong_recorded_state() {
     assert_eq!(run_clauses(&report), ["logged-states"], "{report:#}");
 }
 
-/// A sends carts of 1 and 2 to B; `pre` places them before the cut (A initiates after sending
+/// A sends messages of 1 and 2 to B; `pre` places them before the cut (A initiates after sending
 /// them, B receives them before recording), otherwise after it (before the last record
 /// closes); B receives them in the order `order`.
 fn delivered(pre: bool, order: [&str; 2]) -> Logs {
@@ -396,7 +396,7 @@ fn delivered(pre: bool, order: [&str; 2]) -> Logs {
 #[test]
 fn verify_cmd_fails_clause_c_alone() {
     holds(&delivered(true, ["a0", "a1"]), "c-ok");
-    // B receives A's two carts in the wrong order, both before it records: the recorded state
+    // B receives A's two messages in the wrong order, both before it records: the recorded state
     // is the state at the cut, but no FIFO run reaches it. (c) is the snapshot's only finding;
     // the run's broken FIFO precondition is reported as the run's.
     let report = fails(&delivered(true, ["a1", "a0"]), "c", NO_ORDER);

@@ -17,7 +17,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-/// The bank's logs of a run of 4 houses: `(file name, text)` per house.
+/// The bank's logs of a run of 4 processes: `(file name, text)` per process.
 fn bank_texts(name: &str, transfers: usize, snapshots: usize) -> Vec<(String, String)> {
     let dir = common::temp_dir("stream", name);
     let mut w = Workload::new(Topology::complete(4).unwrap(), transfers, snapshots);
@@ -296,7 +296,7 @@ impl std::io::Write for Lines {
 
 #[test]
 fn progress_lines_tell_events_read_snapshots_judged_and_the_rate() {
-    // Around 100,000 events: how many depends on the threads' order (a transfer a house has
+    // Around 100,000 events: how many depends on the threads' order (a transfer a process has
     // not the jars for when it comes is not sent). At 40,000 transfers the logs held 76,000 to
     // 78,000 lines here, and once, on a loaded machine, no progress line came (its first is at
     // 65,536 events); at 60,000, 98,000 to 116,000.

@@ -16,9 +16,9 @@ use chandy_lamport::{Algorithm, Variant};
 use common::config;
 use model::engine::seen::fingerprint;
 use model::engine::{InPlace, Probe, Wire};
-use model::model::state::State;
 use model::reduce::symmetry::representative;
-use model::{ChandyLamport, Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
+use model::system::state::State;
+use model::{Checkpointing, Config, InitiatorSpec, Mode, SnapshotModel, TopologySpec};
 use stateright::Model;
 
 /// What the round trips met, summed over configurations (so that the test can tell it
@@ -40,7 +40,7 @@ struct Seen {
     sym: usize,
 }
 
-fn probe<A: Spec>(m: &ChandyLamport<A>, s: &mut State<A>, a: &model::model::Act<A>) -> Option<(u8, u64)> {
+fn probe<A: Spec>(m: &SnapshotModel<A>, s: &mut State<A>, a: &model::system::Act<A>) -> Option<(u8, u64)> {
     let d = m.digest(s)?;
     Some(match m.probe(s, d, a) {
         Probe::Digest(d) => (0, d),
@@ -51,7 +51,7 @@ fn probe<A: Spec>(m: &ChandyLamport<A>, s: &mut State<A>, a: &model::model::Act<
 
 /// Round-trips up to `limit` states of `m` (breadth first, or depth first to reach deep states
 /// sooner), checking each; adds to `seen`.
-fn walk<A: Spec>(m: &ChandyLamport<A>, limit: usize, depth_first: bool, seen: &mut Seen) {
+fn walk<A: Spec>(m: &SnapshotModel<A>, limit: usize, depth_first: bool, seen: &mut Seen) {
     let mut visited = HashSet::new();
     let mut queue: VecDeque<State<A>> = m.init_states().into();
     let (mut actions, mut again) = (Vec::new(), Vec::new());
@@ -111,8 +111,8 @@ fn walk<A: Spec>(m: &ChandyLamport<A>, limit: usize, depth_first: bool, seen: &m
     }
 }
 
-fn model<A: Spec>(cfg: &Config) -> Result<ChandyLamport<A>, model::ConfigError> {
-    cfg.resolve().map(ChandyLamport::new)
+fn model<A: Spec>(cfg: &Config) -> Result<SnapshotModel<A>, model::ConfigError> {
+    cfg.resolve().map(SnapshotModel::new)
 }
 
 fn small(mode: Mode, variant: Variant, algorithm: Algorithm) -> Config {

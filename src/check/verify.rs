@@ -374,7 +374,7 @@ fn judgeable<A: Application>(
 
 /// [`check`], with each channel record also given as the ids of the messages it claims (what
 /// logs carry): clause (b) then compares the records with the in-flight messages by id, not by
-/// content, so that two carts of equal size are not mistaken for each other. States, messages
+/// content, so that two messages of equal size are not mistaken for each other. States, messages
 /// and steps are printed with `show`.
 pub fn check_ids<A: Application>(
     topology: &Topology,

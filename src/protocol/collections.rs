@@ -73,7 +73,7 @@ impl Bits {
     }
 
     /// Whether the set is exactly the indices below `n` (one comparison when they fit a word: a
-    /// model checker asks this of every house at every step).
+    /// model checker asks this of every process at every step).
     pub(crate) fn is_first(&self, n: usize) -> bool {
         match (n, self.high.as_slice().is_empty()) {
             (0..64, true) => self.low == (1 << n) - 1,

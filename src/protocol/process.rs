@@ -667,7 +667,7 @@ impl<A: Application> Process<A> {
 
     /// Barrier algorithms: a newer checkpoint subsumes those in progress here, which are given
     /// up with cancellation barriers downstream (Flink's `CancelCheckpointMarker`), so that no
-    /// house there keeps an input blocked for a barrier that will not come.
+    /// process there keeps an input blocked for a barrier that will not come.
     fn subsume(&mut self, topology: &Topology, out: &mut Vec<Effect<A::Msg>>) {
         for snapshot in self.abort_in_progress(out) {
             if self.variant != Variant::NoCancellationBarriers {

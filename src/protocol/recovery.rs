@@ -7,8 +7,8 @@ use super::variant::Variant;
 /// The contents each channel starts with after a recovery from a checkpoint whose channel
 /// records are `records` (by channel index, oldest first). Correct: each record on its own
 /// channel, in order. [`Variant::RestoreReversed`]: each record backwards.
-/// [`Variant::RestoreMisrouted`]: each house's inputs take the record of its next input (in
-/// declaration order, cyclically), so restored items arrive from the wrong upstream house.
+/// [`Variant::RestoreMisrouted`]: each process's inputs take the record of its next input (in
+/// declaration order, cyclically), so restored items arrive from the wrong upstream process.
 pub fn restored_channels<M: Clone>(variant: Variant, topology: &Topology, records: &[Vec<M>]) -> Vec<Vec<M>> {
     let mut out = records.to_vec();
     match variant {

@@ -554,7 +554,7 @@ mod tests {
 
     #[test]
     fn back_edges_close_every_cycle_and_only_cycles() {
-        // A ring from house 0: the one edge back into 0.
+        // A ring from process 0: the one edge back into 0.
         let ring = Topology::ring(3).unwrap();
         let back = ring.back_edges(&[ProcessId(0)]);
         let labels: Vec<String> = ring
@@ -565,7 +565,7 @@ mod tests {
             .map(|(i, _)| ring.channel_label(ChannelId(i as u32)))
             .collect();
         assert_eq!(labels, ["P2->P0"]);
-        // From house 1 instead, the edge into 1.
+        // From process 1 instead, the edge into 1.
         let back = ring.back_edges(&[ProcessId(1)]);
         let into_1: Vec<bool> = ring.channels().iter().map(|c| c.to == ProcessId(1)).collect();
         assert_eq!(back, into_1);

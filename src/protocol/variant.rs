@@ -18,7 +18,7 @@ pub enum Variant {
     #[default]
     None,
     /// On recording, the markers are held back until the process's next step (or until it is
-    /// idle): a cart sent as that next step overtakes them.
+    /// idle): a message sent as that next step overtakes them.
     SendBeforeMarker,
     /// Channel records are always empty.
     NoChannelRecording,
@@ -65,8 +65,8 @@ pub enum Variant {
     /// max-concurrent checkpoints are pending, is cancelled until one of them completes or is
     /// declined; a failover aborts them all and never reschedules it.
     TriggerStopsAfterAbort,
-    /// Barrier algorithms: a house that declines a checkpoint sends no cancellation barriers,
-    /// so the houses downstream wait for barriers that never come.
+    /// Barrier algorithms: a process that declines a checkpoint sends no cancellation barriers,
+    /// so the processes downstream wait for barriers that never come.
     NoCancellationBarriers,
     /// The checkpoint coordinator: a completed checkpoint does not subsume older pending ones,
     /// which may complete later and replace it as the one a recovery restores.
@@ -77,16 +77,16 @@ pub enum Variant {
     DeferredUnalignedCheckpoint,
     /// Unaligned barriers (FLINK-18139): whether an input still has in-flight data to record is
     /// looked up by its index within its input gate (always 0: one channel per gate) instead of
-    /// its index among all inputs, so every input of a multi-input house is checked as its
+    /// its index among all inputs, so every input of a multi-input process is checked as its
     /// first one: once the first input's barrier is in, the others' in-flight data is not
     /// recorded.
     WrongInflightChannels,
     /// Recovery: each channel's recorded items are put back in reverse order.
     RestoreReversed,
-    /// Recovery: each house's recorded input channel state is put back on another of its
-    /// inputs, so the items seem to come from another upstream house.
+    /// Recovery: each process's recorded input channel state is put back on another of its
+    /// inputs, so the items seem to come from another upstream process.
     RestoreMisrouted,
-    /// Unaligned barriers (FLINK-20654): a house still taking in restored channel state does
+    /// Unaligned barriers (FLINK-20654): a process still taking in restored channel state does
     /// not decline a checkpoint, and the restored items it takes in after recording are not
     /// recorded as channel state (Flink 1.12.0's recovered input channels were invisible to the
     /// channel-state persister).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::options::{CheckOptions, Strategy};
 use crate::engine::distributed::Traffic;
 use crate::engine::shard::Part;
-pub use crate::model::bookkeeping::Tallies;
+pub use crate::system::bookkeeping::Tallies;
 
 /// Exit code: exhaustive, and every property holds.
 pub const EXIT_OK: u8 = 0;

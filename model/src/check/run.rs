@@ -18,18 +18,18 @@ use crate::engine::dfs::{paths, Engine, Found, Limits};
 use crate::engine::distributed::{self, Disk, Hooks, Progress};
 use crate::engine::ranks::Ranks;
 use crate::engine::shard::Sharded;
-use crate::model::action::Act;
-use crate::model::config::Resolved;
-use crate::model::machine::ChandyLamport;
-use crate::model::state::State;
 use crate::reduce::symmetry::representative;
+use crate::system::action::Act;
+use crate::system::config::Resolved;
+use crate::system::machine::SnapshotModel;
+use crate::system::state::State;
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per
 /// second, depth, resident memory, elapsed time; at most one each `progress_every`) and
 /// warnings about a configuration likely too large go to `progress` if given. Fails only when
 /// the options do not fit the model (symmetry in literal mode) or a worker panicked.
 pub fn check<A: Spec>(
-    mut model: ChandyLamport<A>,
+    mut model: SnapshotModel<A>,
     opts: &CheckOptions,
     mut progress: Option<&mut (dyn Write + Send)>,
 ) -> Result<CheckResult, String> {
@@ -103,7 +103,7 @@ pub fn check<A: Spec>(
 /// discoveries' paths and the tallies (only rank 0 reports). Progress lines and warnings go to
 /// `progress`, given on rank 0.
 pub fn check_distributed<A: Spec>(
-    mut model: ChandyLamport<A>,
+    mut model: SnapshotModel<A>,
     opts: &CheckOptions,
     ranks: &dyn Ranks,
     mut progress: Option<&mut (dyn Write + Send)>,
@@ -172,15 +172,15 @@ fn memory() -> (u64, u64) {
 
 /// A finished search's counts and discoveries, as a [`Checker`] for [`collect`].
 struct Finished<A: Spec> {
-    model: ChandyLamport<A>,
+    model: SnapshotModel<A>,
     states: usize,
     unique: usize,
     max_depth: usize,
     found: Found<Act<A>>,
 }
 
-impl<A: Spec> Checker<ChandyLamport<A>> for Finished<A> {
-    fn model(&self) -> &ChandyLamport<A> {
+impl<A: Spec> Checker<SnapshotModel<A>> for Finished<A> {
+    fn model(&self) -> &SnapshotModel<A> {
         &self.model
     }
 
@@ -212,7 +212,7 @@ impl<A: Spec> Checker<ChandyLamport<A>> for Finished<A> {
 /// Turns symmetry on if asked and warns (to `progress`) about a symmetry that does not pay or a
 /// configuration likely too large; the estimated states of an exhaustive search.
 fn prepare<A: Spec>(
-    model: &mut ChandyLamport<A>,
+    model: &mut SnapshotModel<A>,
     opts: &CheckOptions,
     progress: &mut Option<&mut (dyn Write + Send)>,
 ) -> Result<Option<f64>, String> {
@@ -244,7 +244,7 @@ fn prepare<A: Spec>(
 const LARGE: f64 = 3e8;
 
 /// A rough estimate of the states of an exhaustive check of `cfg`, from a product of local
-/// counts: for each house, the ways its transfers can be split over its roads and received
+/// counts: for each process, the ways its transfers can be split over its roads and received
 /// (`sent` and `received` per road), one recorded value per action and snapshot, and each
 /// snapshot's markers (a subset of the channels delivered), with a factor fitted to measured
 /// counts of small configurations (within a factor of ten of them, mostly above). It decides
@@ -266,7 +266,7 @@ pub fn estimate_states(cfg: &Resolved) -> f64 {
 }
 
 /// `Σ Π (a_c + 1)` over the ways `a_1 + … + a_roads ≤ sends`: the (sent, received) counts of a
-/// house's outgoing roads.
+/// process's outgoing roads.
 fn splits(sends: usize, roads: usize) -> f64 {
     let mut ways = vec![0f64; sends + 1];
     ways[0] = 1.0;
@@ -334,7 +334,7 @@ fn drive<A: Spec, C>(
     estimate: Option<f64>,
 ) -> Result<CheckResult, String>
 where
-    C: Checker<ChandyLamport<A>>,
+    C: Checker<SnapshotModel<A>>,
 {
     let handles: Vec<JoinHandle<()>> = checker.handles();
     let simulation = opts.strategy == Strategy::Simulation;
@@ -394,7 +394,7 @@ where
 
 /// The longest path explored, in steps (stateright counts the initial state as depth 1 in an
 /// exhaustive search, and 0 in a simulation).
-fn steps<A: Spec, C: Checker<ChandyLamport<A>>>(checker: &C, opts: &CheckOptions) -> usize {
+fn steps<A: Spec, C: Checker<SnapshotModel<A>>>(checker: &C, opts: &CheckOptions) -> usize {
     let raw = checker.max_depth();
     if opts.strategy == Strategy::Simulation {
         raw
@@ -403,7 +403,7 @@ fn steps<A: Spec, C: Checker<ChandyLamport<A>>>(checker: &C, opts: &CheckOptions
     }
 }
 
-fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
+fn collect<A: Spec, C: Checker<SnapshotModel<A>>>(
     checker: &C,
     opts: &CheckOptions,
     start: Instant,
@@ -493,7 +493,7 @@ fn collect<A: Spec, C: Checker<ChandyLamport<A>>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::config::{Config, InitiatorSpec, TopologySpec};
+    use crate::system::config::{Config, InitiatorSpec, TopologySpec};
 
     fn estimate(procs: usize, topology: TopologySpec, sends: u8, snapshots: u8) -> f64 {
         let config = Config {
@@ -530,7 +530,7 @@ mod tests {
             let ratio = e / measured;
             assert!((0.1..=10.0).contains(&ratio), "{procs} {topology} K={sends} S={snapshots}: {e:.0} vs {measured}");
         }
-        // The default job is below the warning; four houses with three sends each is far above.
+        // The default job is below the warning; four processes with three sends each is far above.
         assert!(estimate(3, Complete, 2, 1) < LARGE);
         assert!(estimate(4, Complete, 3, 1) > LARGE);
     }

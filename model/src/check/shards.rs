@@ -1,7 +1,7 @@
 //! A check split into shards (`model check --shard I/N`): the key naming what shards must share,
 //! and their results merged into one verdict (`model merge`).
 
-use crate::model::config::Resolved;
+use crate::system::config::Resolved;
 
 use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, CheckResult, MergeInfo, MergedShard, PropertyResult, ShardInfo, Verdict};
@@ -10,7 +10,7 @@ use super::report::{conclude, CheckResult, MergeInfo, MergedShard, PropertyResul
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A string naming everything that shapes a check's state space and its properties: the
-/// application, the resolved configuration (houses, links, jars, sends, initiators, snapshots,
+/// application, the resolved configuration (processes, links, jars, sends, initiators, snapshots,
 /// internal steps, theft, variant, property mode, and whatever else the configuration holds,
 /// through a hash of all of it) and the checker's symmetry, depth bound and stop-on-failure.
 /// Shards merge only when theirs are equal.

@@ -13,8 +13,8 @@ use super::output::note;
 use super::verify;
 use crate::check::options::Strategy;
 use crate::engine::shard::ShardSpec;
-use crate::model::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
-use crate::model::machine::ChandyLamport;
+use crate::system::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
+use crate::system::machine::SnapshotModel;
 
 const CHECK_EXIT_CODES: &str = "\
 Exit codes:
@@ -315,8 +315,8 @@ pub(crate) struct CheckerArgs {
     pub(crate) spill_dir: Option<PathBuf>,
 }
 
-/// The most houses `--symmetry` takes: it enumerates every permutation of the houses.
-pub(crate) const SYMMETRY_MAX_HOUSES: usize = 10;
+/// The most processes `--symmetry` takes: it enumerates every permutation of them.
+pub(crate) const SYMMETRY_MAX_PROCESSES: usize = 10;
 
 impl ModelArgs {
     /// `--topology`, or the default for application `app`: a dataflow job for the stream.
@@ -325,7 +325,7 @@ impl ModelArgs {
     }
 
     /// The model, with the topology file's warnings printed to stderr.
-    pub(crate) fn build<A: Spec>(&self) -> anyhow::Result<ChandyLamport<A>> {
+    pub(crate) fn build<A: Spec>(&self) -> anyhow::Result<SnapshotModel<A>> {
         let topology = self.topology(A::NAME);
         let config = Config {
             procs: self.procs,
@@ -374,6 +374,6 @@ impl ModelArgs {
         for w in &resolved.warnings {
             note(format!("warning: {w}"));
         }
-        Ok(ChandyLamport::<A>::new(resolved))
+        Ok(SnapshotModel::<A>::new(resolved))
     }
 }

@@ -18,15 +18,15 @@ use chandy_lamport::{Algorithm, Variant};
 use clap::Parser;
 use stateright::Model;
 
-use super::args::{CheckerArgs, Cli, Command, ModelArgs, SYMMETRY_MAX_HOUSES};
+use super::args::{CheckerArgs, Cli, Command, ModelArgs, SYMMETRY_MAX_PROCESSES};
 use super::output::{is_output_failure, note, to_stdout, EXIT_OUTPUT};
 use super::verify;
 use crate::check::options::{CheckOptions, Strategy};
 use crate::check::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
 use crate::check::run::check;
 use crate::check::shards::merge;
-use crate::model::machine::ChandyLamport;
 use crate::reduce::symmetry::POR_WITH_SYMMETRY;
+use crate::system::machine::SnapshotModel;
 
 /// The `model` command: parses the command line, runs the command, and returns its exit code
 /// (an error is printed and exits 2).
@@ -172,7 +172,7 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
 }
 
 /// The model and the checker's options of `model check`, the flags checked.
-fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Result<(ChandyLamport<A>, CheckOptions)> {
+fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Result<(SnapshotModel<A>, CheckOptions)> {
     if checker.symmetry && model.por {
         anyhow::bail!("{}", POR_WITH_SYMMETRY);
     }
@@ -217,11 +217,11 @@ fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Res
         }
     }
     let m = model.build::<A>()?;
-    let houses = m.topology().len();
-    if checker.symmetry && houses > SYMMETRY_MAX_HOUSES {
+    let processes = m.topology().len();
+    if checker.symmetry && processes > SYMMETRY_MAX_PROCESSES {
         anyhow::bail!(
-            "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_HOUSES} houses, \
-                     this configuration has {houses}"
+            "--symmetry enumerates every permutation of the houses: at most {SYMMETRY_MAX_PROCESSES} houses, \
+                     this configuration has {processes}"
         );
     }
     let opts = CheckOptions {

@@ -5,7 +5,7 @@
 //!
 //! - the state graph is acyclic (every step spends budget, removes a message in transit or
 //!   records a snapshot), so no step is ignored forever;
-//! - the persistent sets are built as stubborn sets over *groups* of actions (a house's moves,
+//! - the persistent sets are built as stubborn sets over *groups* of actions (a process's moves,
 //!   its initiations, its deferred work, and every removal from one channel), closed under a
 //!   dependency relation that holds in the current state and in every state reachable from it by
 //!   actions outside the set, and under necessary enabling sets for disabled members; every set
@@ -25,23 +25,23 @@ use chandy_lamport::apps::spec::{Spec, StepKind};
 use chandy_lamport::{ChannelId, Message, ProcessId, SnapshotId, Variant};
 use smallvec::SmallVec;
 
-use crate::model::action::{Act, Action};
-use crate::model::config::Mode;
-use crate::model::machine::ChandyLamport;
-use crate::model::state::State;
+use crate::system::action::{Act, Action};
+use crate::system::config::Mode;
+use crate::system::machine::SnapshotModel;
+use crate::system::state::State;
 
 /// A group of actions that the stubborn sets take or leave together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Group {
-    /// The application moves (sends and internal steps) of a house.
+    /// The application moves (sends and internal steps) of a process.
     Moves(u8),
-    /// The initiations of a house.
+    /// The initiations of a process.
     Init(u8),
-    /// The deferred work of a house (fault variants only).
+    /// The deferred work of a process (fault variants only).
     Flush(u8),
     /// Every removal from a channel: deliveries, thefts, lost markers.
     Recv(u8),
-    /// No action of its own: the groups that keep a house from recording outside the set (its
+    /// No action of its own: the groups that keep a process from recording outside the set (its
     /// initiations and deferred work, and every channel that may bring it a first marker).
     Guard(u8),
 }
@@ -50,15 +50,15 @@ pub enum Group {
 pub fn group<M, S>(action: &Action<M, S>) -> Group {
     match *action {
         Action::Send { from, .. } => Group::Moves(from),
-        Action::Internal { house, .. } => Group::Moves(house),
+        Action::Internal { process, .. } => Group::Moves(process),
         Action::Deliver { channel, .. } | Action::Steal { channel, .. } | Action::LoseMarker { channel, .. } => {
             Group::Recv(channel)
         }
-        Action::Initiate { house, .. } => Group::Init(house),
-        Action::Flush { house } => Group::Flush(house),
+        Action::Initiate { process, .. } => Group::Init(process),
+        Action::Flush { process } => Group::Flush(process),
         // Never reduced: --por is refused with the barrier algorithms.
-        Action::Transmit { house, .. } | Action::Ack { house, .. } | Action::Decline { house, .. } => {
-            Group::Moves(house)
+        Action::Transmit { process, .. } | Action::Ack { process, .. } | Action::Decline { process, .. } => {
+            Group::Moves(process)
         }
         Action::Trigger | Action::TimerAtMax | Action::Complete { .. } | Action::Store { .. } | Action::Crash => {
             Group::Moves(0)
@@ -69,13 +69,13 @@ pub fn group<M, S>(action: &Action<M, S>) -> Group {
 /// Whether the reduction applies to `cfg` (otherwise every enabled action is explored). The
 /// dependency relation below is argued for the correct algorithm, and holds as well for the
 /// fault variants that only change what is recorded on one channel, send fewer markers, or
-/// reorder or lose messages (without theft: a cart that overtakes a marker could be stolen after
+/// reorder or lose messages (without theft: a message that overtakes a marker could be stolen after
 /// its snapshot completed, changing that snapshot's data). The others change what a receipt or
-/// a marker does to the rest of its house (a stale copy written on every receipt, work deferred
-/// to the next step, records closed together or kept open until the house completes, a
+/// a marker does to the rest of its process (a stale copy written on every receipt, work deferred
+/// to the next step, records closed together or kept open until the process completes, a
 /// duplicate marker refused, a marker closing another snapshot's record): they keep the full
 /// graph.
-fn reducible<A: Spec>(m: &ChandyLamport<A>) -> bool {
+fn reducible<A: Spec>(m: &SnapshotModel<A>) -> bool {
     let variant_ok = match m.cfg.variant {
         Variant::None
         | Variant::NoChannelRecording
@@ -92,7 +92,7 @@ fn reducible<A: Spec>(m: &ChandyLamport<A>) -> bool {
 
 /// Replaces `actions` (every enabled action of `s`, in the model's order) by the persistent set
 /// chosen for `s`, keeping their order.
-pub fn reduce<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, actions: &mut Vec<Act<A>>) {
+pub fn reduce<A: Spec>(m: &SnapshotModel<A>, s: &State<A>, actions: &mut Vec<Act<A>>) {
     if actions.len() <= 1 || !reducible(m) {
         return;
     }
@@ -108,7 +108,7 @@ pub fn reduce<A: Spec>(m: &ChandyLamport<A>, s: &State<A>, actions: &mut Vec<Act
 
 /// The persistent set the reduction explores from `s`, as a subset of the enabled actions (for
 /// tests; [`reduce`] is what the model runs).
-pub fn persistent_set<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<Act<A>> {
+pub fn persistent_set<A: Spec>(m: &SnapshotModel<A>, s: &State<A>) -> Vec<Act<A>> {
     let mut reduced = m.enabled(s);
     if m.cfg.por {
         reduce(m, s, &mut reduced);
@@ -118,19 +118,19 @@ pub fn persistent_set<A: Spec>(m: &ChandyLamport<A>, s: &State<A>) -> Vec<Act<A>
 
 /// What the choice of a persistent set needs to know of one state.
 pub struct Analysis<'a, A: Spec> {
-    m: &'a ChandyLamport<A>,
+    m: &'a SnapshotModel<A>,
     s: &'a State<A>,
     actions: &'a [Act<A>],
     n: usize,
     /// The enabled actions of each group (indices into `actions`).
     members: Vec<SmallVec<[usize; 4]>>,
-    /// Snapshots each house has recorded, one bit per id.
+    /// Snapshots each process has recorded, one bit per id.
     rec: SmallVec<[u32; 8]>,
     /// Every snapshot id.
     all: u32,
-    /// Per house: the snapshots started somewhere whose part is not complete here.
+    /// Per process: the snapshots started somewhere whose part is not complete here.
     open: SmallVec<[u32; 8]>,
-    /// Per house: it holds deferred work.
+    /// Per process: it holds deferred work.
     deferred: SmallVec<[bool; 8]>,
     /// Full mode: no step can turn on a stable predicate of the application that is false here,
     /// and receipts commute with moves: a completing step then commutes with every step that
@@ -142,7 +142,7 @@ pub struct Analysis<'a, A: Spec> {
 
 impl<'a, A: Spec> Analysis<'a, A> {
     /// Analyses `s`, whose enabled actions are `actions`.
-    pub fn new(m: &'a ChandyLamport<A>, s: &'a State<A>, actions: &'a [Act<A>]) -> Self {
+    pub fn new(m: &'a SnapshotModel<A>, s: &'a State<A>, actions: &'a [Act<A>]) -> Self {
         let t = m.topology();
         let n = t.len();
         let groups = 4 * n + t.channels().len();
@@ -160,10 +160,10 @@ impl<'a, A: Spec> Analysis<'a, A> {
             quiet_app: false,
             terminated: false,
         };
-        // The completing step's other reading (every channel's carts, against the carts sent and
+        // The completing step's other reading (every channel's messages, against the messages sent and
         // received since the cut) commutes with sends and receipts on FIFO channels only.
         if m.cfg.mode == Mode::Full && A::RECEIPTS_COMMUTE && !m.cfg.theft && m.cfg.variant != Variant::NonFifo {
-            // "Distribution terminated": no move enabled and no cart in transit.
+            // "Distribution terminated": no move enabled and no message in transit.
             let moves = actions.iter().any(|a| matches!(a, Action::Send { .. } | Action::Internal { .. }));
             this.terminated = !moves && s.chans.all().iter().all(|p| !p.is_app());
             let kinds = [StepKind::Send, StepKind::Receive, StepKind::Internal];
@@ -223,7 +223,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
     }
 
     /// Channel `c` holds a marker of a snapshot its receiver has not recorded: its receipt, once
-    /// the packets ahead of it are delivered, makes the receiver record.
+    /// the messages ahead of it are delivered, makes the receiver record.
     fn first_marker_in(&self, c: u8) -> bool {
         let q = self.ends(c).1;
         let unrecorded = self.all & !self.rec[q];
@@ -253,32 +253,32 @@ impl<'a, A: Spec> Analysis<'a, A> {
         }
     }
 
-    /// House `r` may still put something on its outgoing channels: a move, or a marker.
+    /// Process `r` may still put something on its outgoing channels: a move, or a marker.
     fn may_push(&self, r: usize) -> (bool, bool) {
         let moves = self.s.procs[r].app().0.may_move_again(self.s.budget[r]);
         let markers = self.all & !self.rec[r] != 0 || self.deferred[r];
         (moves, markers)
     }
 
-    /// Whether enabled action `a` (of house `owner`'s groups) may complete a snapshot: its owner
-    /// is the last house whose part of some started snapshot is open, and it is a marker's
+    /// Whether enabled action `a` (of process `owner`'s groups) may complete a snapshot: its owner
+    /// is the last process whose part of some started snapshot is open, and it is a marker's
     /// receipt, an initiation or deferred work. Such a step reads the whole state (full mode's
     /// ghost data: the stable predicates and every channel at S_end), so it is dependent with
-    /// every application step of every house.
+    /// every application step of every process.
     fn completing(&self, a: &Act<A>) -> bool {
         if self.m.cfg.mode != Mode::Full {
             return false;
         }
         let owner = match *a {
             Action::Deliver { channel, index } => {
-                let packet = self.s.chans.get(channel as usize).get(index as usize);
-                let Some(Message::Marker(x)) = packet.map(|p| p.msg) else { return false };
+                let tagged = self.s.chans.get(channel as usize).get(index as usize);
+                let Some(Message::Marker(x)) = tagged.map(|p| p.msg) else { return false };
                 let q = self.ends(channel).1;
                 let bit = 1 << x.0;
                 if (0..self.n).any(|w| w != q && self.open[w] & bit != 0) {
                     return false;
                 }
-                // The last house open for x: completing if this closes its last open record.
+                // The last process open for x: completing if this closes its last open record.
                 let t = self.m.topology();
                 let slot = self.s.procs[q].slot(x);
                 let open = t
@@ -289,7 +289,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     .count();
                 return self.open[q] & bit != 0 && open == 0;
             }
-            Action::Initiate { house, .. } | Action::Flush { house } => house as usize,
+            Action::Initiate { process, .. } | Action::Flush { process } => process as usize,
             _ => return false,
         };
         let others: u32 = (0..self.n).filter(|&w| w != owner).fold(0, |b, w| b | self.open[w]);
@@ -314,7 +314,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
         }
     }
 
-    /// The packet delivered by enabled delivery `a`, if it is one.
+    /// The message delivered by enabled delivery `a`, if it is one.
     fn delivered(&self, a: &Act<A>) -> Option<(usize, bool, u32)> {
         match *a {
             Action::Deliver { channel, index } => {
@@ -340,7 +340,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
         })
     }
 
-    fn house_groups(&self, q: usize, out: &mut SmallVec<[usize; 16]>) {
+    fn process_groups(&self, q: usize, out: &mut SmallVec<[usize; 16]>) {
         out.push(self.index(Group::Moves(q as u8)));
         out.push(self.index(Group::Init(q as u8)));
         out.push(self.index(Group::Flush(q as u8)));
@@ -365,14 +365,14 @@ impl<'a, A: Spec> Analysis<'a, A> {
                     }
                 }
             }
-            Group::Init(q) | Group::Flush(q) => self.house_groups(q as usize, out),
+            Group::Init(q) | Group::Flush(q) => self.process_groups(q as usize, out),
             Group::Guard(_) => {}
             Group::Recv(c) => {
                 let q = self.ends(c).1;
                 if self.recording_receipt(g) {
-                    self.house_groups(q, out);
+                    self.process_groups(q, out);
                 } else if self.members[g].iter().any(|&i| self.delivered(&self.actions[i]).is_some_and(|d| d.1)) {
-                    // A cart's receipt, commuting with the receiver's moves: it depends on what
+                    // A message's receipt, commuting with the receiver's moves: it depends on what
                     // may make the receiver record.
                     out.push(self.index(Group::Init(q as u8)));
                     out.push(self.index(Group::Flush(q as u8)));
@@ -404,7 +404,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
             // An initiation disabled here (recorded) never comes back; no deferred work arises
             // in the correct algorithm.
             Group::Init(_) | Group::Flush(_) => {}
-            // A house records by initiating, by deferred work, or on a first marker.
+            // A process records by initiating, by deferred work, or on a first marker.
             Group::Guard(r) => {
                 out.push(self.index(Group::Init(r)));
                 out.push(self.index(Group::Flush(r)));
@@ -497,14 +497,14 @@ impl<'a, A: Spec> Analysis<'a, A> {
 
     /// With receipts commuting with moves and no stable predicate of the application able to
     /// come true, a snapshot's completing step (which reads the stable predicates, and every
-    /// channel's carts, which FIFO receipts and sends change alike in either order) commutes
+    /// channel's messages, which FIFO receipts and sends change alike in either order) commutes
     /// with every step that leaves "distribution terminated" false. That holds of every step
     /// outside the set, and of one step of the set after them, while the set keeps two
-    /// *blockers*: a house with an enabled move whose moves are in the set (steps outside
+    /// *blockers*: a process with an enabled move whose moves are in the set (steps outside
     /// cannot disable them: receipts disable no move; it counts twice when none of its moves is
-    /// an internal step, since a send of its own keeps a cart in transit), or a cart in a
-    /// channel whose removals are in the set (a channel with two carts counts twice); one step
-    /// removes at most one, and a send keeps a cart in transit. Returns `Some(None)` when the set is quiet, a group
+    /// an internal step, since a send of its own keeps a message in transit), or a message in a
+    /// channel whose removals are in the set (a channel with two messages counts twice); one step
+    /// removes at most one, and a send keeps a message in transit. Returns `Some(None)` when the set is quiet, a group
     /// to add, or `None` when no blocker is left to add.
     #[allow(clippy::option_option)]
     fn quiet(&self, in_t: &[bool]) -> Option<Option<usize>> {
@@ -528,13 +528,13 @@ impl<'a, A: Spec> Analysis<'a, A> {
             }
         }
         for c in 0..self.m.topology().channels().len() {
-            let carts = self.s.carts(c).min(2);
-            if carts == 0 {
+            let messages = self.s.messages(c).min(2);
+            if messages == 0 {
                 continue;
             }
             let g = self.index(Group::Recv(c as u8));
             if in_t[g] {
-                blockers += carts;
+                blockers += messages;
             } else if candidate.is_none_or(|(s, _)| self.members[g].len() < s) {
                 candidate = Some((self.members[g].len(), g));
             }
@@ -548,7 +548,7 @@ impl<'a, A: Spec> Analysis<'a, A> {
     /// In full mode, a group to add so that no started, incomplete snapshot can complete by
     /// steps outside the set, nor by one step of the set taken after them (a completing step
     /// reads the whole state); `None` when every snapshot is held. A snapshot completes when its
-    /// last open record (a house's incoming channel whose marker has not arrived) closes, and
+    /// last open record (a process's incoming channel whose marker has not arrived) closes, and
     /// only the receipt of its marker closes one. Steps outside the set cannot close a record
     /// on a channel whose removals are in the set ("held"); so one held record keeps a snapshot
     /// from completing outside the set, and two keep any one step of the set from completing it

@@ -1,4 +1,4 @@
-//! Symmetry reduction: the permutations of houses that map the configuration onto itself
+//! Symmetry reduction: the permutations of processes that map the configuration onto itself
 //! (same roads, same jars, same right to initiate), and a canonical representative of each
 //! state's class under them.
 //!
@@ -12,20 +12,20 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
 
-use crate::model::chans::{Chans, Packet};
-use crate::model::config::{Mode, Resolved};
-use crate::model::machine::ChandyLamport;
-use crate::model::stamp::{Stamp, Stamped};
-use crate::model::state::{Shared, State, StateData};
+use crate::system::chans::{Chans, Tagged};
+use crate::system::config::{Mode, Resolved};
+use crate::system::machine::SnapshotModel;
+use crate::system::stamp::{Stamp, Stamped};
+use crate::system::state::{Shared, State, StateData};
 
 /// Why `--por` and `--symmetry` are refused together.
 pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
      state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
      here (use one or the other)";
 
-impl<A: Spec> ChandyLamport<A> {
+impl<A: Spec> SnapshotModel<A> {
     /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
-    /// many there are. Literal mode's history names houses, so it cannot be reduced.
+    /// many there are. Literal mode's history names processes, so it cannot be reduced.
     pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
         if self.cfg.mode == Mode::Literal {
             return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
@@ -47,7 +47,7 @@ impl<A: Spec> ChandyLamport<A> {
 /// One automorphism of the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Perm {
-    /// House `i` becomes house `procs[i]`.
+    /// Process `i` becomes process `procs[i]`.
     procs: Vec<usize>,
     /// Channel `c` becomes channel `chans[c]`.
     chans: Vec<usize>,
@@ -55,8 +55,8 @@ struct Perm {
     from: Vec<usize>,
     /// Whether this is the identity.
     identity: bool,
-    /// For each new house `j`: the record at position `m` comes from position `records[j][m]`
-    /// of the old house.
+    /// For each new process `j`: the record at position `m` comes from position `records[j][m]`
+    /// of the old process.
     records: Vec<Vec<usize>>,
 }
 
@@ -67,7 +67,7 @@ pub struct Group {
 }
 
 impl Group {
-    /// Every permutation of houses that preserves channels, initial jars and initiators.
+    /// Every permutation of processes that preserves channels, initial jars and initiators.
     pub fn of(cfg: &Resolved) -> Group {
         let t = &cfg.topology;
         let n = t.len();
@@ -172,11 +172,11 @@ fn apply<A: Spec>(perm: &Perm, s: &State<A>) -> State<A> {
     let mut chans = Chans::new(s.chans.len());
     for (to, &from) in perm.from.iter().enumerate() {
         for p in s.chans.get(from) {
-            let packet = match &p.msg {
-                Message::App(m) => Packet { msg: Message::App(msg(m)), tag: p.tag },
+            let tagged = match &p.msg {
+                Message::App(m) => Tagged { msg: Message::App(msg(m)), tag: p.tag },
                 Message::Marker(_) | Message::Cancel(_) => *p,
             };
-            chans.push(to, packet);
+            chans.push(to, tagged);
         }
     }
     let ghost = s.ghost.as_ref().map(|g| {
@@ -242,7 +242,7 @@ pub fn representative<A: Spec>(state: &State<A>) -> State<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::config::Config;
+    use crate::system::config::Config;
 
     #[test]
     fn an_equal_group_keeps_its_index() {

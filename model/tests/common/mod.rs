@@ -5,7 +5,7 @@
 use chandy_lamport::apps::bank::Bank;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::Variant;
-use model::{check, ChandyLamport, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, Strategy, TopologySpec};
+use model::{check, CheckOptions, CheckResult, Config, InitiatorSpec, Mode, SnapshotModel, Strategy, TopologySpec};
 
 /// A configuration from a few knobs; everything else as the command's defaults.
 pub fn config(procs: usize, topology: TopologySpec, sends: u8, snapshots: u8, initiators: InitiatorSpec) -> Config {
@@ -24,7 +24,7 @@ pub fn run_with(config: &Config, strategy: Strategy) -> CheckResult {
 
 /// Checks application `A` exhaustively with `strategy` on one thread.
 pub fn run_app<A: Spec>(config: &Config, strategy: Strategy) -> CheckResult {
-    let model = ChandyLamport::<A>::new(config.resolve().expect("valid configuration"));
+    let model = SnapshotModel::<A>::new(config.resolve().expect("valid configuration"));
     check(model, &CheckOptions { strategy, threads: 1, ..CheckOptions::default() }, None)
         .expect("options fit the model")
 }
@@ -144,7 +144,7 @@ pub fn run_distributed<A: Spec>(config: &Config, ranks: usize, opts: &CheckOptio
         .map(|r| {
             let (resolved, opts) = (resolved.clone(), opts.clone());
             std::thread::spawn(move || {
-                let model = ChandyLamport::<A>::new(resolved);
+                let model = SnapshotModel::<A>::new(resolved);
                 model::check::check_distributed(model, &CheckOptions { threads: 1, ..opts }, &r, None)
                     .expect("options fit the model")
             })

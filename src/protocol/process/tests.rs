@@ -177,7 +177,7 @@ fn deferred_markers_leave_on_the_next_step_or_when_idle() {
     assert_eq!(out[0], Effect::Send { channel: c(&t, 0, 1), message: Message::App(Jars(1)) });
     assert_eq!(markers(&out), t.outgoing(p(0)).to_vec());
     assert!(!q.faults_pending());
-    // Held again for a second snapshot; this time the house is idle.
+    // Held again for a second snapshot; this time the process is idle.
     q.initiate(&t, S1, &mut out).unwrap();
     assert!(q.faults_pending());
     out.clear();
@@ -223,7 +223,7 @@ fn swap_record_closes_the_other_snapshots_record() {
     q.initiate(&t, S1, &mut out).unwrap();
     q.receive(&t, from1, Message::App(Jars(1)), &mut out).unwrap();
     out.clear();
-    // S0's marker closes S1's record; S0's stays open and records the next cart.
+    // S0's marker closes S1's record; S0's stays open and records the next message.
     q.receive(&t, from1, Message::Marker(S0), &mut out).unwrap();
     assert_eq!(out[0], Effect::Closed { snapshot: S1, channel: from1 });
     assert!(q.is_complete(S1) && !q.is_complete(S0));
@@ -311,7 +311,7 @@ fn unaligned(t: &Topology, i: u16, jars: u32) -> Process<Bank> {
 
 #[test]
 fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_state() {
-    // Complete graph from house 0: house 2's inputs 0->2 and 1->2 are no back edges.
+    // Complete graph from process 0: process 2's inputs 0->2 and 1->2 are no back edges.
     let t = Topology::complete(3).unwrap();
     let mut q = aligned(&t, 2, 0);
     assert_eq!(q.algorithm(), Algorithm::Aligned);
@@ -356,7 +356,7 @@ fn aligned_barriers_block_each_input_until_all_are_in_then_record_no_channel_sta
 
 #[test]
 fn aligned_barriers_log_back_edges_instead_of_waiting_for_them() {
-    // From house 0 on the complete graph, 2->1 is a back edge: house 1 records on the
+    // From process 0 on the complete graph, 2->1 is a back edge: process 1 records on the
     // barrier from 0 and logs 2->1 until its barrier, as Chandy–Lamport would.
     let t = Topology::complete(3).unwrap();
     let mut q = aligned(&t, 1, 0);
@@ -390,7 +390,7 @@ fn unaligned_barriers_overtake_output_buffers_which_become_channel_state() {
     assert_eq!(q.buffered_all().copied().collect::<Vec<_>>(), [Jars(1), Jars(2)]);
     q.transmit(&t, out01, &mut out).unwrap();
     assert_eq!(out, vec![Effect::Send { channel: out01, message: Message::App(Jars(1)) }]);
-    // The barrier leaves at once, ahead of the buffered cart, which is recorded.
+    // The barrier leaves at once, ahead of the buffered message, which is recorded.
     out.clear();
     q.initiate(&t, S0, &mut out).unwrap();
     assert_eq!(markers(&out), vec![out01]);
@@ -412,10 +412,10 @@ fn unaligned_barriers_overtake_queued_input_which_becomes_channel_state() {
     let mut out = Out::new();
     q.receive_overtaking(&t, c(&t, 0, 1), Message::Marker(S0), &[Jars(1), Jars(2)], &mut out).unwrap();
     assert_eq!(q.slot(S0).unwrap().state, Some(Bank::new(0)), "recorded before the overtaken data");
-    // The overtaken carts still arrive, after the barrier: applied, not recorded again.
+    // The overtaken messages still arrive, after the barrier: applied, not recorded again.
     q.receive(&t, c(&t, 0, 1), Message::App(Jars(1)), &mut out).unwrap();
     q.receive(&t, c(&t, 0, 1), Message::App(Jars(2)), &mut out).unwrap();
-    // The other input: recorded until its barrier, which overtakes one more cart.
+    // The other input: recorded until its barrier, which overtakes one more message.
     q.receive(&t, c(&t, 2, 1), Message::App(Jars(4)), &mut out).unwrap();
     q.receive_overtaking(&t, c(&t, 2, 1), Message::Marker(S0), &[Jars(8)], &mut out).unwrap();
     q.receive(&t, c(&t, 2, 1), Message::App(Jars(8)), &mut out).unwrap();
@@ -454,8 +454,8 @@ fn unaligned_channel_state_is_the_receivers_side_then_the_senders() {
     a.send(&t, c01, Jars(1), &mut out).unwrap();
     a.transmit(&t, c01, &mut out).unwrap(); // on the wire
     a.send(&t, c01, Jars(2), &mut out).unwrap(); // buffered
-    a.initiate(&t, S0, &mut out).unwrap(); // the barrier is on the wire behind cart 1
-                                           // b takes the barrier ahead of cart 1.
+    a.initiate(&t, S0, &mut out).unwrap(); // the barrier is on the wire behind message 1
+                                           // b takes the barrier ahead of message 1.
     b.receive_overtaking(&t, c01, Message::Marker(S0), &[Jars(1)], &mut out).unwrap();
     a.receive(&t, c10, Message::Marker(S0), &mut out).unwrap();
     let mut assembler = Assembler::new();
@@ -581,7 +581,7 @@ fn mixed_barriers_after_decline_takes_an_obsolete_barrier_for_the_current_one() 
     let mut out = Out::new();
     q.receive(&t, c(&t, 0, 2), Message::Marker(S0), &mut out).unwrap();
     q.receive(&t, c(&t, 0, 2), Message::Marker(S1), &mut out).unwrap();
-    // S0's late barrier on 1->2 closes S1's record there: the cart behind it is lost to S1.
+    // S0's late barrier on 1->2 closes S1's record there: the message behind it is lost to S1.
     q.receive(&t, c(&t, 1, 2), Message::Marker(S0), &mut out).unwrap();
     assert!(q.is_complete(S1));
     q.receive(&t, c(&t, 1, 2), Message::App(Jars(1)), &mut out).unwrap();
@@ -639,8 +639,8 @@ fn a_trigger_older_than_the_newest_checkpoint_seen_is_declined() {
 }
 
 #[test]
-fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
-    // Complete graph of 3: house 2 has inputs 0->2 and 1->2; one restored cart waits on 1->2.
+fn a_process_holding_restored_input_declines_new_checkpoints_as_not_ready() {
+    // Complete graph of 3: process 2 has inputs 0->2 and 1->2; one restored message waits on 1->2.
     let t = Topology::complete(3).unwrap();
     let (c02, c12) = (c(&t, 0, 2), c(&t, 1, 2));
     for variant in [Variant::None, Variant::CheckpointDuringRecovery] {
@@ -649,7 +649,7 @@ fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
         let mut out = Out::new();
         q.restore_input(&t, c12, 1).unwrap();
         assert!(q.is_recovering() && q.restored(&t, c12) == 1 && q.restored(&t, c02) == 0);
-        // Nothing new on 1->2 comes ahead of the restored cart.
+        // Nothing new on 1->2 comes ahead of the restored message.
         let ahead = q.receive(&t, c12, Message::Marker(S0), &mut out);
         assert_eq!(ahead, Err(CoreError::AheadOfRestored { process: p(2), channel: c12, restored: 1 }));
         q.receive(&t, c02, Message::Marker(S0), &mut out).unwrap();
@@ -667,8 +667,8 @@ fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
             q.receive(&t, c02, Message::Marker(S1), &mut out).unwrap();
             assert!(q.has_recorded(S1));
         } else {
-            // FLINK-20654: the checkpoint is taken, and the restored cart is not recorded; a new
-            // cart behind it is.
+            // FLINK-20654: the checkpoint is taken, and the restored message is not recorded; a new
+            // message behind it is.
             assert!(aborted(&out).is_empty() && q.has_recorded(S0));
             q.receive(&t, c12, Message::App(Jars(2)), &mut out).unwrap();
             q.receive(&t, c12, Message::Marker(S0), &mut out).unwrap();
@@ -677,7 +677,7 @@ fn a_house_holding_restored_input_declines_new_checkpoints_as_not_ready() {
             assert_eq!(recorded, [Jars(2)], "the restored cart is missing, the new one is there");
         }
     }
-    // A trigger at a house holding restored input is declined too; restoring 0 clears it.
+    // A trigger at a process holding restored input is declined too; restoring 0 clears it.
     let mut q = Process::new(p(0), Bank::new(0)).with_algorithm(&t, Algorithm::Aligned, &[p(0)]);
     let mut out = Out::new();
     q.restore_input(&t, c(&t, 1, 0), 2).unwrap();
