@@ -2,7 +2,7 @@
  * queues, one per channel, and P0 initiates snapshots 0 and 1; each process logs with
  * snapshot_log.h to OUTDIR/P<i>.jsonl (their topology: loggers/demo.top).
  *
- *     cc -pthread loggers/c/demo.c -o demo && ./demo OUTDIR [--bug]
+ *     cc -pthread loggers/c/demo.c -o demo && ./demo OUTDIR [--bug | --stress]
  *
  * --bug breaks the marker rule: P0 sends its round's transfers after recording and before its
  * markers, so the first process to receive P0's marker has received a transfer sent after P0's
@@ -144,11 +144,40 @@ static void *run(void *arg) {
     return NULL;
 }
 
+/* --stress: 4 threads log through one logger at once, each a send and a record on a marker 250
+ * times, to OUTDIR/stress.jsonl (the test checks the lines are whole, numbered, paired). */
+static snapshot_log stress_log;
+
+static void *stress_work(void *arg) {
+    int t = *(int *)arg;
+    char msg[32], state[32];
+    for (int i = 0; i < 250; i++) {
+        snapshot_log_new_id(&stress_log, msg, sizeof msg);
+        json_int(state, i);
+        check(snapshot_log_send(&stress_log, "P0->P1", msg, state, state));
+        check(snapshot_log_record(&stress_log, t * 1000 + i, "P1->P0", state));
+    }
+    return NULL;
+}
+
+static int stress(void) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stress.jsonl", out);
+    check(snapshot_log_open(&stress_log, "P0", path));
+    pthread_t threads[4];
+    int ts[4] = {0, 1, 2, 3};
+    for (int t = 0; t < 4; t++) pthread_create(&threads[t], NULL, stress_work, &ts[t]);
+    for (int t = 0; t < 4; t++) pthread_join(threads[t], NULL);
+    check(snapshot_log_close(&stress_log));
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: demo OUTDIR [--bug]\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: demo OUTDIR [--bug | --stress]\n"); return 2; }
     out = argv[1];
     bug = argc > 2 && strcmp(argv[2], "--bug") == 0;
     mkdir(out, 0755);
+    if (argc > 2 && strcmp(argv[2], "--stress") == 0) return stress();
     static process procs[N];
     pthread_t threads[N];
     for (int a = 0; a < N; a++)

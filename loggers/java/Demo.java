@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * FIFO queues, one per channel, and P0 initiates snapshots 0 and 1; each process logs with
  * SnapshotLog.java to OUTDIR/P&lt;i&gt;.jsonl (their topology: loggers/demo.top).
  *
- * <pre>javac -d CLASSES loggers/java/*.java &amp;&amp; java -cp CLASSES Demo OUTDIR [--bug]</pre>
+ * <pre>javac -d CLASSES loggers/java/*.java &amp;&amp; java -cp CLASSES Demo OUTDIR [--bug | --stress]</pre>
  *
  * --bug breaks the marker rule: P0 sends its round's transfers after recording and before its
  * markers, so the first process to receive P0's marker has received a transfer sent after P0's
@@ -130,10 +130,39 @@ public final class Demo {
         log.close();
     }
 
+    /**
+     * --stress: 4 threads log through one logger at once, each a send and a record on a marker
+     * 250 times, to OUTDIR/stress.jsonl (the test checks the lines are whole, numbered, paired).
+     */
+    static void stress(String out) throws Exception {
+        SnapshotLog log = new SnapshotLog("P0", Path.of(out, "stress.jsonl").toString());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int first = t * 1000;
+            threads.add(new Thread(() -> {
+                for (int i = 0; i < 250; i++) {
+                    log.send("P0->P1", log.newId(), i, i);
+                    log.record(first + i, "P1->P0", i);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        log.close();
+    }
+
     public static void main(String[] args) throws Exception {
         String out = args[0];
         boolean bug = args.length > 1 && args[1].equals("--bug");
         Files.createDirectories(Path.of(out));
+        if (args.length > 1 && args[1].equals("--stress")) {
+            stress(out);
+            return;
+        }
         Map<String, ConcurrentLinkedQueue<Item>> queues = new HashMap<>();
         for (int a = 0; a < N; a++) {
             for (int b = 0; b < N; b++) {

@@ -3,7 +3,7 @@
 FIFO queues, one per channel, and P0 initiates snapshots 0 and 1; each process logs with
 snapshot_log.py to OUTDIR/P<i>.jsonl (their topology: loggers/demo.top).
 
-    python3 loggers/python/demo.py OUTDIR [--bug]
+    python3 loggers/python/demo.py OUTDIR [--bug | --stress]
 
 --bug breaks the marker rule: P0 sends its round's transfers after recording and before its
 markers, so the first process to receive P0's marker has received a transfer sent after P0's
@@ -85,9 +85,28 @@ def process(me, out, bug, queues):
     log.close()
 
 
+def stress(out):
+    """--stress: 4 threads log through one logger at once, each a send and a record on a marker
+    250 times, to OUTDIR/stress.jsonl (the test checks the lines are whole, numbered, paired)."""
+    log = SnapshotLog("P0", os.path.join(out, "stress.jsonl"))
+
+    def work(t):
+        for i in range(250):
+            log.send("P0->P1", log.new_id(), i, state=i)
+            log.record(t * 1000 + i, state=i, marker="P1->P0")
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    log.close()
+
+
 def main():
     out, bug = sys.argv[1], "--bug" in sys.argv[2:]
     os.makedirs(out, exist_ok=True)
+    if "--stress" in sys.argv[2:]:
+        return stress(out)
     queues = {(a, b): queue.Queue() for a in range(N) for b in range(N) if a != b}
     threads = [threading.Thread(target=process, args=(p, out, bug, queues)) for p in range(N)]
     for t in threads:

@@ -2,7 +2,7 @@
 //! FIFO queues (`mpsc` channels), one per channel, and P0 initiates snapshots 0 and 1; each
 //! process logs with `snapshot_log.rs` to `OUTDIR/P<i>.jsonl` (their topology: `loggers/demo.top`).
 //!
-//! `rustc --edition 2021 loggers/rust/demo.rs -o demo && ./demo OUTDIR [--bug]`
+//! `rustc --edition 2021 loggers/rust/demo.rs -o demo && ./demo OUTDIR [--bug | --stress]`
 //!
 //! `--bug` breaks the marker rule: P0 sends its round's transfers after recording and before its
 //! markers, so the first process to receive P0's marker has received a transfer sent after P0's
@@ -126,10 +126,31 @@ impl Process {
     }
 }
 
+/// `--stress`: 4 threads log through one logger at once, each a send and a record on a marker
+/// 250 times, to `OUTDIR/stress.jsonl` (the test checks the lines are whole, numbered, paired).
+fn stress(out: &str) {
+    let log = SnapshotLog::create("P0", format!("{out}/stress.jsonl")).expect("the log file");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let log = &log;
+            s.spawn(move || {
+                for i in 0..250u32 {
+                    let state = i.to_string();
+                    log.send("P0->P1", &log.new_id(), &state, Some(&state)).expect("log");
+                    log.record(t * 1000 + i, Some("P1->P0"), Some(&state)).expect("log");
+                }
+            });
+        }
+    });
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (out, bug) = (&args[1], args.get(2).is_some_and(|a| a == "--bug"));
     std::fs::create_dir_all(out).expect("the output directory");
+    if args.get(2).is_some_and(|a| a == "--stress") {
+        return stress(out);
+    }
     let mut outs: Vec<HashMap<usize, Sender<Item>>> = (0..N).map(|_| HashMap::new()).collect();
     let mut ins: Vec<HashMap<usize, Receiver<Item>>> = (0..N).map(|_| HashMap::new()).collect();
     for a in 0..N {

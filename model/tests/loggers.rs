@@ -3,9 +3,11 @@
 //! queues, P0 initiating snapshots 0 and 1) that logs with it. Its logs must read as 150 events
 //! of 3 files holding 2 snapshots, and verify (`--app balance` and `--app none`, exit 0, every
 //! snapshot holding); its `--bug` run (P0 sends between its record and its markers) must fail
-//! with an inward crossing. The toolchains come from Debian (`scripts/packages`); a missing
-//! one fails its test, naming the package. And the Python reference, `examples/python/`, logs
-//! with the Python logger in at most 8 lines, which the guide shows.
+//! with an inward crossing; and its `--stress` run (4 threads logging through one logger at
+//! once) must give whole lines, numbered in order, each record right after its marker's
+//! receipt. The toolchains come from Debian (`scripts/packages`); a missing one fails its test,
+//! naming the package. And the Python reference, `examples/python/`, logs with the Python
+//! logger in at most 8 lines, which the guide shows.
 
 mod common;
 
@@ -104,6 +106,34 @@ fn check_shape(dir: &Path, lang: &str) {
     }
 }
 
+/// The demo's `--stress` log: 4 threads that each logged a send and a record on a marker 250
+/// times through one logger. Every line whole, `seq` 0, 1, 2, … in file order, every record
+/// right after its own marker's receipt, no message id or snapshot given twice.
+fn check_stress(file: &Path, lang: &str) {
+    let events = lines(file);
+    assert_eq!(events.len(), 3000, "{lang}: {}", file.display());
+    let (mut ids, mut snapshots) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!((e["process"].as_str(), e["seq"].as_u64()), (Some("P0"), Some(i as u64)), "{lang}: {e}");
+        match e["kind"].as_str() {
+            Some("send") => assert!(ids.insert(e["msg"].to_string()), "{lang}: a message id given twice: {e}"),
+            Some("marker-receive") => {}
+            Some("record") => {
+                let before = &events[i - 1];
+                assert_eq!(
+                    (before["kind"].as_str(), &before["snapshot"], before["channel"].as_str()),
+                    (Some("marker-receive"), &e["snapshot"], Some("P1->P0")),
+                    "{lang}: {}: the record at seq {i} does not follow its marker's receipt",
+                    file.display()
+                );
+                assert!(snapshots.insert(e["snapshot"].to_string()), "{lang}: a snapshot recorded twice: {e}");
+            }
+            _ => panic!("{lang}: an unexpected line in {}: {e}", file.display()),
+        }
+    }
+    assert_eq!((ids.len(), snapshots.len()), (1000, 1000), "{lang}: {}", file.display());
+}
+
 /// `model verify` of a demo's logs in `dir` (the topology `loggers/demo.top`) with `--app app`.
 fn verify(dir: &Path, app: &str) -> (Option<i32>, String) {
     let files: Vec<String> = (0..3).map(|p| dir.join(format!("P{p}.jsonl")).display().to_string()).collect();
@@ -115,11 +145,15 @@ fn verify(dir: &Path, app: &str) -> (Option<i32>, String) {
     (o.status.code(), text)
 }
 
-/// Runs the demo (`demo(out, bug)` the command) correctly and with its bug, and judges both.
-fn judge(lang: &str, scratch: &Path, demo: impl Fn(&Path, bool) -> Command) {
+/// Runs the demo (`demo(out, flag)` the command) correctly and with its bug, and judges both;
+/// then its `--stress` run.
+fn judge(lang: &str, scratch: &Path, demo: impl Fn(&Path, Option<&str>) -> Command) {
+    let stress = scratch.join("stress");
+    run(&mut demo(&stress, Some("--stress")), scratch, &format!("the {lang} demo --stress"));
+    check_stress(&stress.join("stress.jsonl"), lang);
     for bug in [false, true] {
         let out = scratch.join(if bug { "bug" } else { "correct" });
-        run(&mut demo(&out, bug), scratch, &format!("the {lang} demo (bug: {bug})"));
+        run(&mut demo(&out, bug.then_some("--bug")), scratch, &format!("the {lang} demo (bug: {bug})"));
         check_shape(&out, lang);
         for app in ["balance", "none"] {
             let (code, text) = verify(&out, app);
@@ -143,10 +177,10 @@ fn judge(lang: &str, scratch: &Path, demo: impl Fn(&Path, bool) -> Command) {
 fn python_logger_verifies_and_its_broken_run_fails() {
     require("python3", &["--version"], "python3");
     let scratch = common::temp_dir("loggers", "python");
-    judge("Python", &scratch, |out, bug| {
+    judge("Python", &scratch, |out, flag| {
         let mut c = Command::new("python3");
         c.arg("loggers/python/demo.py").arg(out);
-        c.args(bug.then_some("--bug"));
+        c.args(flag);
         c
     });
 }
@@ -159,9 +193,9 @@ fn go_logger_verifies_and_its_broken_run_fails() {
     let mut build = Command::new("go");
     build.args(["build", "-buildvcs=false", "-o"]).arg(&binary).arg("./demo");
     run(build.current_dir(root().join("loggers/go")), &scratch, "go build");
-    judge("Go", &scratch, |out, bug| {
+    judge("Go", &scratch, |out, flag| {
         let mut c = Command::new(&binary);
-        c.arg(out).args(bug.then_some("--bug"));
+        c.arg(out).args(flag);
         c
     });
 }
@@ -176,9 +210,9 @@ fn java_logger_verifies_and_its_broken_run_fails() {
     build.args(["-Xlint:all", "-Werror", "-d"]).arg(&classes);
     build.args(["loggers/java/SnapshotLog.java", "loggers/java/Demo.java"]);
     run(&mut build, &scratch, "javac");
-    judge("Java", &scratch, |out, bug| {
+    judge("Java", &scratch, |out, flag| {
         let mut c = Command::new("java");
-        c.arg("-cp").arg(&classes).arg("Demo").arg(out).args(bug.then_some("--bug"));
+        c.arg("-cp").arg(&classes).arg("Demo").arg(out).args(flag);
         c
     });
 }
@@ -191,9 +225,9 @@ fn rust_logger_verifies_and_its_broken_run_fails() {
     let mut build = Command::new("rustc");
     build.args(["--edition", "2021", "-D", "warnings", "-O", "loggers/rust/demo.rs", "-o"]).arg(&binary);
     run(&mut build, &scratch, "rustc");
-    judge("Rust", &scratch, |out, bug| {
+    judge("Rust", &scratch, |out, flag| {
         let mut c = Command::new(&binary);
-        c.arg(out).args(bug.then_some("--bug"));
+        c.arg(out).args(flag);
         c
     });
 }
@@ -207,9 +241,9 @@ fn c_logger_verifies_and_its_broken_run_fails() {
     build.args(["-std=c11", "-D_DEFAULT_SOURCE", "-Wall", "-Wextra", "-Werror", "-O2", "-pthread"]);
     build.args(["loggers/c/demo.c", "-o"]).arg(&binary);
     run(&mut build, &scratch, "gcc");
-    judge("C", &scratch, |out, bug| {
+    judge("C", &scratch, |out, flag| {
         let mut c = Command::new(&binary);
-        c.arg(out).args(bug.then_some("--bug"));
+        c.arg(out).args(flag);
         c
     });
 }

@@ -2,7 +2,7 @@
 // FIFO queues (buffered channels), one per channel, and P0 initiates snapshots 0 and 1; each
 // process logs with snapshotlog.go to OUTDIR/P<i>.jsonl (their topology: loggers/demo.top).
 //
-//	go run ./demo OUTDIR [--bug]     (in loggers/go)
+//	go run ./demo OUTDIR [--bug | --stress]     (in loggers/go)
 //
 // --bug breaks the marker rule: P0 sends its round's transfers after recording and before its
 // markers, so the first process to receive P0's marker has received a transfer sent after P0's
@@ -137,10 +137,37 @@ func process(me int, out string, bug bool, queues map[[2]int]chan item) {
 	}
 }
 
+// stress (--stress): 4 goroutines log through one logger at once, each a send and a record on
+// a marker 250 times, to OUTDIR/stress.jsonl (the test checks the lines are whole, numbered,
+// paired).
+func stress(out string) {
+	log, err := snapshotlog.Create("P0", filepath.Join(out, "stress.jsonl"))
+	if err != nil {
+		panic(err)
+	}
+	var wg sync.WaitGroup
+	for t := 0; t < 4; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			for i := 0; i < 250; i++ {
+				log.Send("P0->P1", log.NewID(), i, i)
+				log.Record(t*1000+i, "P1->P0", i)
+			}
+		}(t)
+	}
+	wg.Wait()
+	log.Close()
+}
+
 func main() {
 	out, bug := os.Args[1], len(os.Args) > 2 && os.Args[2] == "--bug"
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		panic(err)
+	}
+	if len(os.Args) > 2 && os.Args[2] == "--stress" {
+		stress(out)
+		return
 	}
 	queues := map[[2]int]chan item{}
 	for a := 0; a < n; a++ {
