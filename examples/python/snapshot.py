@@ -29,14 +29,15 @@ P0's marker, so it is either received by a process that has not yet recorded (an
 inward crossing: the credit is in the snapshot but the debit is not) or recorded
 in the channel's record; either way the recorded total exceeds the real one.
 
-Output (--out DIR): DIR/topology.top and DIR/P<i>.jsonl, one JSON event per line.
+Output (--out DIR): DIR/topology.top and DIR/P<i>.jsonl, one JSON event per line, written by
+loggers/python/snapshot_log.py. The 8 lines ending in "# log" are all the logging: without them
+the program runs the same and writes only the topology.
 --seed fixes each thread's random choices; the thread interleaving still varies.
 Exit status 2 if the run does not finish within --timeout seconds.
 
     python3 examples/python/snapshot.py --out /tmp/run --seed 1 [--bug]
 """
 import argparse
-import json
 import os
 import queue
 import random
@@ -44,21 +45,21 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../loggers/python"))  # log
+from snapshot_log import SnapshotLog  # log
+
 
 class Process(threading.Thread):
     def __init__(self, idx, world, rng):
         super().__init__(name=f"P{idx}", daemon=True)
         self.idx, self.world, self.rng = idx, world, rng
         self.balance = world.balance
-        self.log = []          # buffered events, written at the end
+        self.log = SnapshotLog(self.name, os.path.join(world.out, f"{self.name}.jsonl"))  # log
         self.sent = 0          # counter for unique message ids
         self.snaps = {}        # snapshot id -> {"open": set of srcs, "rec": {src: [ids]}}
         self.peers = [j for j in range(world.n) if j != idx]
 
-    # ---- logging and channel helpers ----
-    def emit(self, kind, **fields):
-        self.log.append({"process": self.name, "seq": len(self.log), "kind": kind, **fields})
-
+    # ---- channel helper ----
     def put(self, dst, item):
         with self.world.lock:
             self.world.in_flight += 1
@@ -70,23 +71,23 @@ class Process(threading.Thread):
         msg = f"{self.name}-{self.sent}"
         self.sent += 1
         self.put(dst, (msg, amount))
-        self.emit("send", channel=f"{self.name}->P{dst}", msg=msg,
-                  payload=amount, state=self.balance)
+        self.log.send(f"{self.name}->P{dst}", msg, amount, state=self.balance)  # log
 
     # ---- snapshot steps ----
-    def record(self, snap, initiated, closed_src=None):
-        """Record own state for `snap`; every incoming channel but closed_src stays open."""
-        self.emit("record", snapshot=snap, initiated=initiated, state=self.balance)
+    def record(self, snap, closed_src=None, channel=None):
+        """Record own state for `snap`, as the initiator or on the first marker, which arrived on
+        `channel` (from closed_src): every incoming channel but that one stays open."""
+        self.log.record(snap, state=self.balance, marker=channel)  # log
         srcs = [j for j in self.peers if j != closed_src]
         self.snaps[snap] = {"open": set(srcs), "rec": {j: [] for j in srcs}}
 
     def send_markers(self, snap):
         for dst in self.peers:
             self.put(dst, ("marker", snap))
-            self.emit("marker-send", snapshot=snap, channel=f"{self.name}->P{dst}")
+            self.log.marker_send(snap, f"{self.name}->P{dst}")  # log
 
     def initiate(self, snap):
-        self.record(snap, initiated=True)
+        self.record(snap)
         if self.world.bug:
             # BUG: flush one more transfer on each channel before the markers.
             for dst in self.peers:
@@ -100,20 +101,18 @@ class Process(threading.Thread):
         if tag == "marker":
             snap = value
             if snap not in self.snaps:        # first marker: record, channel empty
-                self.emit("marker-receive", snapshot=snap, channel=channel, recorded=[])
-                self.record(snap, initiated=False, closed_src=src)
+                self.record(snap, closed_src=src, channel=channel)
                 self.send_markers(snap)
             else:                             # later marker: close the channel's record
                 s = self.snaps[snap]
                 s["open"].discard(src)
-                self.emit("marker-receive", snapshot=snap, channel=channel,
-                          recorded=list(s["rec"][src]))
+                self.log.marker_receive(snap, channel, s["rec"][src])  # log
         else:
             self.balance += value
             for s in self.snaps.values():     # record into every still-open record
                 if src in s["open"]:
                     s["rec"][src].append(tag)
-            self.emit("receive", channel=channel, msg=tag, state=self.balance)
+            self.log.receive(channel, tag, state=self.balance)  # log
 
     def try_receive(self):
         """Poll incoming channels in random order; handle at most one item."""
@@ -160,7 +159,7 @@ class Process(threading.Thread):
 class World:
     def __init__(self, args):
         self.n, self.balance, self.sends = args.procs, args.balance, args.sends
-        self.snapshots, self.bug = args.snapshots, args.bug
+        self.snapshots, self.bug, self.out = args.snapshots, args.bug, args.out
         self.queues = {(i, j): queue.Queue() for i in range(self.n)
                        for j in range(self.n) if i != j}
         self.lock = threading.Lock()
@@ -182,7 +181,12 @@ def main():
     if args.procs < 2 or args.balance < 0 or args.sends < 0 or args.snapshots < 0:
         ap.error("need --procs >= 2 and non-negative --balance, --sends, --snapshots")
 
+    os.makedirs(args.out, exist_ok=True)
     world = World(args)
+    with open(os.path.join(args.out, "topology.top"), "w") as f:
+        f.write(f"{args.procs}\n")
+        f.writelines(f"P{i} {args.balance}\n" for i in range(args.procs))
+        f.writelines(f"P{i} P{j}\n" for (i, j) in world.queues)
     seeder = random.Random(args.seed)
     procs = [Process(i, world, random.Random(seeder.random())) for i in range(args.procs)]
     for p in procs:
@@ -194,14 +198,6 @@ def main():
         print(f"error: timed out after {args.timeout}s", file=sys.stderr)
         os._exit(2)                           # daemon threads may be stuck: exit hard
 
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "topology.top"), "w") as f:
-        f.write(f"{args.procs}\n")
-        f.writelines(f"P{i} {args.balance}\n" for i in range(args.procs))
-        f.writelines(f"P{i} P{j}\n" for (i, j) in world.queues)
-    for p in procs:
-        with open(os.path.join(args.out, f"{p.name}.jsonl"), "w") as f:
-            f.writelines(json.dumps(e) + "\n" for e in p.log)
     print(f"wrote {args.out}: {args.procs} processes, {args.snapshots} snapshots"
           + (" (with --bug)" if args.bug else ""))
 

@@ -32,6 +32,7 @@ const COMMANDS: &[(&str, usize)] = &[
     ("docs/src/your-application.md", 4),
     ("docs/src/checking-logs.md", 12),
     ("docs/src/fault-variants.md", 5),
+    ("docs/src/loggers.md", 4),
     ("docs/src/performance.md", 2),
     ("docs/src/cross-checks.md", 2),
     ("docs/src/tests.md", 0),
@@ -340,7 +341,7 @@ fn every_link_to_a_chapter_resolves() {
 #[test]
 fn every_source_path_the_guide_names_exists() {
     const ROOTS: &[&str] =
-        &["src/", "model/", "loom-tests/", "tests/", "examples/", "bench/", "benches/", "scripts/", ".ci/"];
+        &["src/", "model/", "loom-tests/", "tests/", "examples/", "bench/", "benches/", "scripts/", ".ci/", "loggers/"];
     let mut missing = Vec::new();
     let mut named = 0;
     for file in files() {

@@ -1,0 +1,3 @@
+module snapshotlog
+
+go 1.19
