@@ -91,7 +91,9 @@ struct Pass<'t, A: LogApp> {
     interpreted: bool,
     amount: Option<Conserved<A>>,
     states: Vec<A>,
-    /// The state each process logged last (opaque states: a record must repeat it).
+    /// The state each process logged last, while no send, receipt or internal step of it has
+    /// followed (opaque states: a record must repeat it; past such a step the state may have
+    /// changed in ways the judge cannot know).
     logged: Vec<Option<A>>,
     queues: Vec<VecDeque<Item<A::Msg>>>,
     sent: Vec<u64>,
@@ -257,6 +259,9 @@ impl<A: LogApp> Pass<'_, A> {
         let i = p.index();
         self.events += 1;
         self.taken[i] += 1;
+        if matches!(ev.body, EvBody::Send { .. } | EvBody::Receive { .. } | EvBody::Internal { .. }) {
+            self.logged[i] = None;
+        }
         match ev.body {
             EvBody::Send { channel, id, payload } => {
                 let unique = match &id {

@@ -311,3 +311,64 @@ fn a_pushed_event_of_no_process_or_out_of_order_is_refused() {
     assert!(matches!(early, Err(PushError::Seq { expected: 0, given: 1, .. })), "{early:?}");
     assert!(logs.texts().iter().all(|(_, text)| text.is_empty()), "nothing refused is kept");
 }
+
+/// Two snapshots of a correct run whose processes log opaque states only on `record` lines (the
+/// smallest instrumentation): P0 sends 3 between its two records, P1 receives it between its
+/// two.
+const RECORDS_ONLY0: &str = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":3,"kind":"send","channel":"P0->P1","msg":"m1","payload":3}
+{"process":"P0","seq":4,"kind":"record","snapshot":1,"initiated":true,"state":7}
+{"process":"P0","seq":5,"kind":"marker-send","snapshot":1,"channel":"P0->P1"}
+{"process":"P0","seq":6,"kind":"marker-receive","snapshot":1,"channel":"P1->P0","recorded":[]}
+"#;
+const RECORDS_ONLY1: &str = r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"m1"}
+{"process":"P1","seq":4,"kind":"marker-receive","snapshot":1,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":5,"kind":"record","snapshot":1,"initiated":false,"state":13}
+{"process":"P1","seq":6,"kind":"marker-send","snapshot":1,"channel":"P1->P0"}
+"#;
+
+/// The judgement of opaque logs `p0`, `p1` of two processes by `reader`.
+fn opaque_judgement(p0: &str, p1: &str, reader: Reader) -> Judgement {
+    use crate::apps::json::Opaque;
+    let texts = [("P0.jsonl".to_string(), p0.to_string()), ("P1.jsonl".to_string(), p1.to_string())];
+    let initial = vec![Opaque::default(), Opaque::default()];
+    judge_logs(&topology(), initial, Source::Texts(&texts), &Semantics::opaque(), reader, &mut ()).unwrap()
+}
+
+#[test]
+fn opaque_states_logged_only_on_records_judge_a_correct_run() {
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = opaque_judgement(RECORDS_ONLY0, RECORDS_ONLY1, reader);
+        assert!(judgement.ok, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "all 2 snapshots hold", "{reader:?}");
+    }
+}
+
+#[test]
+fn an_opaque_record_is_compared_only_with_a_state_logged_at_the_same_point() {
+    // P0 logs 7 with its send, then records 8: nothing between, a finding naming both lines.
+    let forged = RECORDS_ONLY0
+        .replace(r#""payload":3}"#, r#""payload":3,"state":7}"#)
+        .replace(r#""initiated":true,"state":7}"#, r#""initiated":true,"state":8}"#);
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = opaque_judgement(&forged, RECORDS_ONLY1, reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "1 of 2 snapshots violates the theorem (snapshot 1)");
+        let finding = &judgement.snapshots[1].findings[0];
+        assert_eq!(
+            (finding.clause, finding.message.as_str()),
+            ("claims", "P0 records the state 8 for snapshot 1, but the state it logged last before recording is 7")
+        );
+        assert_eq!(finding.at, ["record at P0.jsonl:5", "state logged at P0.jsonl:4"]);
+    }
+    // A state logged with a marker, then a send that logs none: the record is not compared.
+    let apart = RECORDS_ONLY0.replace(r#""P1->P0","recorded":[]}"#, r#""P1->P0","recorded":[],"state":99}"#);
+    for reader in [Reader::OnePass, Reader::Whole] {
+        assert!(opaque_judgement(&apart, RECORDS_ONLY1, reader).ok, "{reader:?}");
+    }
+}

@@ -220,7 +220,8 @@ pub enum States<A> {
     /// recomputes every state by the application's transitions.
     Interpreted,
     /// Opaque values: a `record` line may leave its state out (`blank` is recorded then), and a
-    /// recorded state is compared with the state its process logged last before it.
+    /// recorded state is compared with a state its process logged at the same point of its
+    /// history (before it, with no send, receipt, loss or internal step between).
     Opaque {
         /// The state of a record that logs none.
         blank: A,
