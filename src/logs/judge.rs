@@ -170,7 +170,12 @@ fn judge<A: LogApp>(
     let anomalies = anomalies(topology, logs, semantics.is_opaque());
     let mut snapshots = Vec::with_capacity(logs.claims.len());
     for (claim, anomalies) in logs.claims.iter().zip(&anomalies) {
+        // A logging error leaves the snapshot's order unknown: nothing of it is judged.
+        let mislogged = logs.mislogged.iter().any(|m| m.snapshot == claim.id);
+        let no_anomalies = Vec::new();
+        let anomalies = if mislogged { &no_anomalies } else { anomalies };
         let violations = match &claim.snapshot {
+            _ if mislogged => Vec::new(),
             Some(snapshot) => {
                 let ids: Vec<Vec<MsgId>> = claim
                     .recorded
@@ -201,7 +206,7 @@ fn judge<A: LogApp>(
             }
         }
         // A wrong total follows from any other finding; alone, it is the finding.
-        if let Some(total) = semantics.amount.and_then(|amount| total(&names, claim, amount)) {
+        if let Some(total) = semantics.amount.filter(|_| !mislogged).and_then(|amount| total(&names, claim, amount)) {
             match causes.is_empty() {
                 true => causes.push(total),
                 false => replays.insert(0, total),
@@ -245,6 +250,7 @@ fn judge<A: LogApp>(
     }
     let mut damage = Capped::default();
     logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
+    logs.mislogged.iter().for_each(|m| damage.push(names.mislogged(m)));
     Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run))
 }
 

@@ -372,3 +372,139 @@ fn an_opaque_record_is_compared_only_with_a_state_logged_at_the_same_point() {
         assert!(opaque_judgement(&apart, RECORDS_ONLY1, reader).ok, "{reader:?}");
     }
 }
+
+/// Three houses of 10 (balances). P0 initiates; P2 sends 2 to P1 before it records. P1 logs
+/// from two threads: the marker's thread logs P1's record (line 1) and, after another
+/// thread's line (line 2), the receipt of the marker that caused it (line 3).
+const THREADS0: &str = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P2->P0","recorded":[]}
+"#;
+const THREADS1: &str = r#"{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P1","seq":1,"kind":"receive","channel":"P2->P1","msg":"m2","state":12}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"marker-send","snapshot":0}
+{"process":"P1","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":["m2"]}
+"#;
+const THREADS2: &str = r#"{"process":"P2","seq":0,"kind":"send","channel":"P2->P1","msg":"m2","payload":2,"state":8}
+{"process":"P2","seq":1,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":2,"kind":"record","snapshot":0,"initiated":false,"state":8}
+{"process":"P2","seq":3,"kind":"marker-send","snapshot":0}
+{"process":"P2","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P1->P2","recorded":[]}
+"#;
+
+/// The judgement of three houses' logs (balances of 10) by `reader`.
+fn threads_judgement(p0: &str, p1: &str, p2: &str, reader: Reader) -> Judgement {
+    let texts: Vec<(String, String)> =
+        [p0, p1, p2].iter().enumerate().map(|(i, t)| (format!("P{i}.jsonl"), t.to_string())).collect();
+    let topology = Topology::complete(3).unwrap();
+    let initial = vec![Balance(10); 3];
+    judge_logs(&topology, initial, Source::Texts(&texts), &Semantics::balance(), reader, &mut ()).unwrap()
+}
+
+#[test]
+fn a_receipt_on_another_channel_between_a_record_and_its_marker_receipt_reads_as_after_the_record() {
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(THREADS0, THREADS1, THREADS2, reader);
+        assert!(judgement.ok, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "the snapshot holds");
+    }
+    let texts: Vec<(String, String)> = [THREADS0, THREADS1, THREADS2]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("P{i}.jsonl"), t.to_string()))
+        .collect();
+    let topology = Topology::complete(3).unwrap();
+    let clean = judge_in_one_pass(
+        &topology,
+        &[Balance(10); 3],
+        Source::Texts(&texts),
+        &States::Interpreted,
+        Semantics::balance().amount,
+        &mut |_| {},
+    );
+    assert_eq!(clean, Ok(Clean { events: 17, snapshots: vec![SnapshotId(0)] }), "judged in one pass");
+}
+
+#[test]
+fn a_record_logged_apart_from_its_marker_receipt_by_a_send_is_a_logging_error() {
+    // Another thread's send between P1's record and the marker receipt that caused it: P0
+    // receives it before P1's marker, and claims it.
+    let p0 = THREADS0
+        .replace(
+            r#"{"process":"P0","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}"#,
+            r#"{"process":"P0","seq":2,"kind":"receive","channel":"P1->P0","msg":"m1","state":11}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":["m1"]}"#,
+        )
+        .replace(
+            r#""seq":3,"kind":"marker-receive","snapshot":0,"channel":"P2->P0""#,
+            r#""seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P0""#,
+        );
+    let p1 = THREADS1
+        .replace(
+            r#"{"process":"P1","seq":1,"kind":"receive","channel":"P2->P1","msg":"m2","state":12}"#,
+            r#"{"process":"P1","seq":1,"kind":"send","channel":"P1->P0","msg":"m1","payload":1,"state":9}"#,
+        )
+        .replace(
+            r#""seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":["m2"]}"#,
+            r#""seq":4,"kind":"receive","channel":"P2->P1","msg":"m2","state":11}
+{"process":"P1","seq":5,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":["m2"]}"#,
+        );
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(&p0, &p1, THREADS2, reader);
+        assert_eq!(judgement.exit_code, EXIT_UNDECIDED, "{reader:?}: {judgement:#?}");
+        assert_eq!(
+            judgement.summary,
+            "no snapshot could be judged; snapshot 0 not judged: a logging error (see above)"
+        );
+        assert!(judgement.run.is_empty(), "{reader:?}: {:?}", judgement.run);
+        let snapshot = &judgement.snapshots[0];
+        assert!(!snapshot.judged && snapshot.findings.is_empty(), "{reader:?}: {snapshot:?}");
+        assert_eq!(
+            snapshot.not_judged.as_deref(),
+            Some("a logging error: P1 logs its record (at P1.jsonl:1) before the marker receipt that caused it (at P1.jsonl:3), with an event between them that cannot be there (at P1.jsonl:2)")
+        );
+        assert_eq!(judgement.damage.len(), 1, "{reader:?}: {:?}", judgement.damage);
+        let error = &judgement.damage[0];
+        assert_eq!(error.clause, "logging");
+        assert_eq!(
+            error.message,
+            "P1 logs its record for snapshot 0 (at P1.jsonl:1) before the marker receipt that caused it (at P1.jsonl:3), with a send of message \"m1\" on P1->P0 (at P1.jsonl:2) between them, which cannot happen between a marker's receipt and the record it causes: a logging error (another thread's line between the two?), not a verdict on the algorithm; log the record and the marker receipt as one atomic step"
+        );
+        assert_eq!(error.at, ["record at P1.jsonl:1", "marker receipt at P1.jsonl:3", "between them at P1.jsonl:2"]);
+    }
+    // A receipt on the marker's own channel between them cannot follow the marker's receipt:
+    // P0 sent it before its marker.
+    let p0 = format!(
+        "{}{}",
+        r#"{"process":"P0","seq":0,"kind":"send","channel":"P0->P1","msg":"m0","payload":1,"state":9}
+"#,
+        THREADS0
+            .replace(r#""seq":3"#, r#""seq":4"#)
+            .replace(r#""seq":2"#, r#""seq":3"#)
+            .replace(r#""seq":1"#, r#""seq":2"#)
+            .replace(
+                r#""seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10"#,
+                r#""seq":1,"kind":"record","snapshot":0,"initiated":true,"state":9"#
+            )
+    );
+    let p1 = THREADS1
+        .replace(r#""channel":"P2->P1","msg":"m2","state":12"#, r#""channel":"P0->P1","msg":"m0","state":11"#)
+        .replace(
+            r#""seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":["m2"]}"#,
+            r#""seq":4,"kind":"receive","channel":"P2->P1","msg":"m2","state":13}
+{"process":"P1","seq":5,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":["m2"]}"#,
+        );
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(&p0, &p1, THREADS2, reader);
+        assert_eq!(judgement.exit_code, EXIT_UNDECIDED, "{reader:?}: {judgement:#?}");
+        assert!(
+            judgement.damage[0].message.contains(
+                "with a receipt of message \"m0\" on P0->P1, the marker's channel (at P1.jsonl:2) between them"
+            ),
+            "{reader:?}: {:?}",
+            judgement.damage
+        );
+    }
+}

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::line::{LogApp, LogId};
-use super::logs::{Claim, States};
+use super::logs::{Claim, Mislogged, States};
 use super::parsed::{Body, Parsed, Sends};
 use crate::check::{EventKind, Trace};
 use crate::protocol::{ChannelId, ProcessId, Topology};
@@ -20,6 +20,8 @@ pub(super) struct Context<'a, A: LogApp> {
     pub(super) by_process: &'a [Vec<Parsed<A>>],
     pub(super) sent: &'a Sends<'a>,
     pub(super) damaged: &'a [bool],
+    /// The logging errors: their snapshots are not judged.
+    pub(super) mislogged: &'a [Mislogged],
     pub(super) states: &'a States<A>,
 }
 
@@ -87,8 +89,27 @@ impl<A: LogApp> Context<'_, A> {
     }
 
     /// The global snapshot, when every process recorded and every channel's record closed;
-    /// otherwise, when the damage may hold what is missing, why it cannot be judged.
+    /// otherwise, when the damage may hold what is missing, why it cannot be judged. A snapshot
+    /// with a logging error ([`Mislogged`]) is not judged either way.
     fn assemble(&self, claim: &mut Claim<A>, records: &HashMap<(SnapshotId, ChannelId), Vec<&LogId>>) {
+        self.assemble_read(claim, records);
+        let errors: Vec<&Mislogged> = self.mislogged.iter().filter(|m| m.snapshot == claim.id).collect();
+        if let Some(first) = errors.first() {
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            claim.unjudged = Some(format!(
+                "a logging error: {} logs its record (at {}) before the marker receipt that caused it (at {}), with an event between them that cannot be there (at {}){more}",
+                self.name(first.process),
+                first.record,
+                first.marker,
+                first.between
+            ));
+        }
+    }
+
+    fn assemble_read(&self, claim: &mut Claim<A>, records: &HashMap<(SnapshotId, ChannelId), Vec<&LogId>>) {
         let topology = self.topology;
         for (c, ids) in claim.recorded.iter_mut().enumerate() {
             if let Some(claimed) = records.get(&(claim.id, ChannelId(c as u32))) {

@@ -242,6 +242,28 @@ pub struct Damage {
     pub message: String,
 }
 
+/// A non-initiator's `record` logged before the `marker-receive` that caused it, with an event
+/// between them that cannot have happened between a marker's receipt and the record it causes
+/// (a send, an internal step, another snapshot's record or marker, a receipt on the marker's own
+/// channel): the logs do not tell on which side of that one atomic step the event happened, so
+/// the snapshot is not judged. A logging error of the implementation (typically another thread's
+/// line logged between the two), not a verdict on the algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mislogged {
+    /// The process.
+    pub process: ProcessId,
+    /// The snapshot its record belongs to.
+    pub snapshot: SnapshotId,
+    /// The `record` line.
+    pub record: Location,
+    /// The `marker-receive` line that caused it.
+    pub marker: Location,
+    /// The first line between them that cannot be there.
+    pub between: Location,
+    /// What is wrong and how to fix it, in the logs' names.
+    pub message: String,
+}
+
 /// Logs read back: the run, where each event came from, and the snapshots they claim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Logs<A: Application> {
@@ -256,6 +278,9 @@ pub struct Logs<A: Application> {
     pub names: HashMap<MsgId, LogId>,
     /// Damage found, in the order found.
     pub damage: Vec<Damage>,
+    /// Logging errors: records logged apart from the marker receipts that caused them, by
+    /// process.
+    pub mislogged: Vec<Mislogged>,
     /// Each process's events read, and how many of them are in [`Logs::trace`] (fewer when
     /// damage cut the process's log short).
     pub kept: Vec<(usize, usize)>,

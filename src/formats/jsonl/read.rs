@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::line::{Kind, Line, Location, LogApp, LogId};
-use super::logs::{Damage, LogError, LogProblem, Logs, States};
+use super::logs::{Damage, LogError, LogProblem, Logs, Mislogged, States};
 use super::parsed::{Body, Order, Parsed, Sends, Sent, TimeKey};
 use crate::check::{Event, EventKind, MsgId, Trace, TraceError};
 use crate::protocol::{Application, SnapshotId};
@@ -245,8 +245,9 @@ pub fn parse_logs<A: LogApp>(
     }
     let by_process = resolve_marker_sends(topology, by_process)?;
     let mut by_process = resolve_marker_receipts(by_process);
+    let mut mislogged = Vec::new();
     for events in &mut by_process {
-        record_after_its_marker(events);
+        mislogged.extend(record_after_its_marker(topology, events));
     }
     let any = by_process.iter().any(|e| !e.is_empty());
     for p in topology.processes() {
@@ -345,11 +346,12 @@ pub fn parse_logs<A: LogApp>(
         by_process: &by_process,
         sent: &sent,
         damaged: &damaged,
+        mislogged: &mislogged,
         states,
     };
     let claims = context.claims();
     let kept = by_process.iter().zip(&kept).map(|(events, &k)| (events.len(), k)).collect();
-    Ok(Logs { trace, locations, claims, names, damage, kept, damaged, lines: by_process, origins })
+    Ok(Logs { trace, locations, claims, names, damage, mislogged, kept, damaged, lines: by_process, origins })
 }
 
 /// Puts a process's events in its own order: by `seq` (0, 1, 2, … with no gap or repeat), or,
@@ -482,10 +484,27 @@ fn resolve_marker_receipts<A: Application>(mut by_process: Vec<Vec<Parsed<A>>>) 
     by_process
 }
 
-/// A non-initiator's `record` logged just before the `marker-receive` that caused it (with at
-/// most its marker-sends between) is moved after it: "record the state, then log the receipt"
-/// and "log the receipt, then record" are the same run.
-fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
+/// What may be logged between a non-initiator's `record` of `snapshot` and the later
+/// `marker-receive` that caused it, by `event`: its own marker-sends of the snapshot, and
+/// receipts (of messages, losses, other snapshots' markers) on channels other than `marker`'s —
+/// another thread's, which may have come on either side of the one atomic step. `None` when the
+/// event may not be there.
+pub(super) fn may_be_between<M, S>(body: &Body<M, S>, snapshot: SnapshotId) -> Option<Option<ChannelId>> {
+    match body {
+        Body::MarkerSend { snapshot: Some(s), .. } if *s == snapshot => Some(None),
+        Body::Receive { channel, .. } | Body::Loss { channel, .. } => Some(Some(*channel)),
+        Body::MarkerReceive { snapshot: Some(s), channel, .. } if *s != snapshot => Some(Some(*channel)),
+        _ => None,
+    }
+}
+
+/// A non-initiator's `record` logged before the `marker-receive` that caused it, with at most
+/// its own marker-sends and receipts on other channels between, is read with the receipt moved
+/// back to just before it: the record and the receipt are one atomic step, at the record's line
+/// (where its state was recorded), and the receipts between come after it. With anything else
+/// between, the record and its cause are logged apart: a logging error, returned.
+fn record_after_its_marker<A: Application>(topology: &Topology, events: &mut [Parsed<A>]) -> Vec<Mislogged> {
+    let mut mislogged = Vec::new();
     let mut marked: HashSet<SnapshotId> = HashSet::new();
     let mut i = 0;
     while i < events.len() {
@@ -494,21 +513,65 @@ fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
                 marked.insert(s);
             }
             Body::Record { snapshot, initiated: false } if !marked.contains(&snapshot) => {
-                let own_marker_send =
-                    |e: &Parsed<A>| matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot);
-                let j = (i + 1..events.len()).find(|&j| !own_marker_send(&events[j]));
-                if let Some(j) = j {
-                    if matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot) {
-                        // The receipt is now at i and the record after it, where the next
-                        // round finds its snapshot marked.
-                        events[i..=j].rotate_right(1);
-                        marked.insert(snapshot);
+                let cause = (i + 1..events.len()).find(
+                    |&j| matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot),
+                );
+                if let Some(j) = cause {
+                    let Body::MarkerReceive { channel, .. } = events[j].body else { unreachable!("found above") };
+                    let misplaced = (i + 1..j).find(|&k| match may_be_between(&events[k].body, snapshot) {
+                        Some(on) => on == Some(channel),
+                        None => true,
+                    });
+                    match misplaced {
+                        None => {
+                            // The receipt is now at i and the record after it, where the next
+                            // round finds its snapshot marked.
+                            events[i..=j].rotate_right(1);
+                            marked.insert(snapshot);
+                        }
+                        Some(k) => {
+                            let name = topology.name(events[i].process);
+                            let (record, marker, between) =
+                                (events[i].at.clone(), events[j].at.clone(), events[k].at.clone());
+                            let what = describe(topology, &events[k].body);
+                            mislogged.push(Mislogged {
+                                process: events[i].process,
+                                snapshot,
+                                message: format!(
+                                    "{name} logs its record for snapshot {snapshot} (at {record}) before the marker receipt that caused it (at {marker}), with {what} (at {between}) between them, which cannot happen between a marker's receipt and the record it causes: a logging error (another thread's line between the two?), not a verdict on the algorithm; log the record and the marker receipt as one atomic step"
+                                ),
+                                record,
+                                marker,
+                                between,
+                            });
+                        }
                     }
                 }
             }
             _ => {}
         }
         i += 1;
+    }
+    mislogged
+}
+
+/// An event, in words, for a logging error (`a send on P0->P1`).
+fn describe<M, S>(topology: &Topology, body: &Body<M, S>) -> String {
+    let on = |c: &ChannelId| topology.channel_label(*c);
+    match body {
+        Body::Send { channel, msg, .. } => format!("a send of message {msg} on {}", on(channel)),
+        Body::Receive { channel, msg } => {
+            format!("a receipt of message {msg} on {}, the marker's channel", on(channel))
+        }
+        Body::Loss { channel, msg } => format!("a loss of message {msg} on {}, the marker's channel", on(channel)),
+        Body::Internal { .. } => "an internal step".to_string(),
+        Body::Record { snapshot, .. } => format!("a record for snapshot {snapshot}"),
+        Body::MarkerSend { snapshot: Some(s), .. } => format!("a marker-send of snapshot {s}"),
+        Body::MarkerSend { .. } => "a marker-send".to_string(),
+        Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
+            format!("a receipt of a marker of snapshot {s} on {}", on(channel))
+        }
+        Body::MarkerReceive { channel, .. } => format!("a receipt of a marker on {}", on(channel)),
     }
 }
 
