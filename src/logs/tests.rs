@@ -508,3 +508,86 @@ fn a_record_logged_apart_from_its_marker_receipt_by_a_send_is_a_logging_error() 
         );
     }
 }
+
+/// Three houses of 10 (balances). P0's log is cut mid-line in its send of 3 to P1, after
+/// snapshot 0 closed at P0; P1 receives that cart (the receipt dangles), then sends 12 to P2,
+/// which only the cart made possible, and only then closes snapshot 0 on P2->P1: the schedule
+/// that made `a_log_cut_short_mid_line_still_judges_the_snapshots_completed_before` flaky.
+const CUT0: &str = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P2->P0","recorded":[]}
+{"process":"P0","seq":4,"kind":"send","chan"#;
+const CUT1: &str = r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"late","state":13}
+{"process":"P1","seq":4,"kind":"send","channel":"P1->P2","msg":"x","payload":12,"state":1}
+{"process":"P1","seq":5,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":[]}
+"#;
+const CUT2: &str = r#"{"process":"P2","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P2","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P2","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P2","recorded":[]}
+{"process":"P2","seq":4,"kind":"receive","channel":"P1->P2","msg":"x","state":22}
+"#;
+
+#[test]
+fn a_dangling_receipt_after_a_snapshot_closed_on_its_channel_leaves_the_snapshot_judged() {
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(CUT0, CUT1, CUT2, reader);
+        assert_eq!(judgement.exit_code, EXIT_UNDECIDED, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "the snapshot judged holds; the logs are damaged (see above)");
+        let s = &judgement.snapshots[0];
+        assert!(s.judged && s.holds, "{reader:?}: {s:?}");
+        // P1's states after the cart are unknown: not compared, and no refusal either.
+        assert!(judgement.run.is_empty(), "{reader:?}: {:?}", judgement.run);
+        let damage: Vec<&str> = judgement.damage.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            damage,
+            [
+                "the file ends mid-line (a line of P0): the line is not read, and the last event read from it is at P0.jsonl:4",
+                "P1 receives message \"late\" on P0->P1 that P0's log never sends: P0's log is incomplete (it ends at P0.jsonl:4), and the snapshots whose cut or channel records this may belong to are not judged, nor P1's states after it",
+            ],
+            "{reader:?}"
+        );
+        assert_eq!(judgement.events, 17, "{reader:?}: every event but the dangling receipt");
+    }
+    // P1's logged states after the cart are still compared where known: one before it that
+    // the transitions do not produce is a finding.
+    let wrong = CUT1.replace(r#""initiated":false,"state":10"#, r#""initiated":false,"state":11"#);
+    let judgement = threads_judgement(CUT0, &wrong, CUT2, Reader::Whole);
+    assert_eq!(judgement.exit_code, EXIT_FAIL, "{judgement:#?}");
+}
+
+#[test]
+fn a_complete_snapshot_whose_cut_holds_a_dangling_receipt_is_not_judged() {
+    // P0's log lost its send of "late" (a line gone, seq renumbered); P1 receives it, then
+    // initiates snapshot 1, whose cut at P1 holds that receipt. Opaque states.
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":1,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":4,"kind":"record","snapshot":1,"initiated":false}
+{"process":"P0","seq":5,"kind":"marker-send","snapshot":1,"channel":"P0->P1"}
+"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+{"process":"P1","seq":3,"kind":"receive","channel":"P0->P1","msg":"late"}
+{"process":"P1","seq":4,"kind":"record","snapshot":1,"initiated":true}
+{"process":"P1","seq":5,"kind":"marker-send","snapshot":1,"channel":"P1->P0"}
+{"process":"P1","seq":6,"kind":"marker-receive","snapshot":1,"channel":"P0->P1","recorded":[]}
+"#;
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = opaque_judgement(p0, p1, reader);
+        assert_eq!(judgement.exit_code, EXIT_UNDECIDED, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "the snapshot judged holds; snapshot 1 not judged: the logs are damaged");
+        let s = &judgement.snapshots[1];
+        assert!(!s.judged && s.findings.is_empty(), "{reader:?}: {s:?}");
+        assert_eq!(
+            s.not_judged.as_deref(),
+            Some("P1 receives at P1.jsonl:4 what P0's damaged log never sends, and this snapshot's cut or its record of P0->P1 may hold it")
+        );
+    }
+}

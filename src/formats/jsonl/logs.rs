@@ -229,9 +229,10 @@ pub enum States<A> {
 }
 
 /// Where the logs stop making sense: a file that ends mid-line, a process with no events, a
-/// receipt of something its sender's log never sends. The events that depend on the damage
-/// (each process's events from its first dangling receipt on) are left out of the run, and the
-/// snapshots the damage touches are not judged.
+/// receipt of something its sender's log never sends. A dangling receipt is left out of the run,
+/// and what depends on it is not judged: the snapshots whose cut or channel records it may
+/// belong to, and with interpreted states its receiver's states after it ([`Logs::unknown`]).
+/// Other snapshots a damaged log does not leave incomplete are judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Damage {
     /// The process whose log is damaged (missing, cut short), when known.
@@ -281,13 +282,20 @@ pub struct Logs<A: Application> {
     /// Logging errors: records logged apart from the marker receipts that caused them, by
     /// process.
     pub mislogged: Vec<Mislogged>,
-    /// Each process's events read, and how many of them are in [`Logs::trace`] (fewer when
-    /// damage cut the process's log short).
+    /// Each process's events read, and how many of them are in [`Logs::trace`] (all but its
+    /// dangling receipts).
     pub kept: Vec<(usize, usize)>,
-    /// Each process's log is damaged: missing, ending mid-line, or cut short by damage.
+    /// Each process's log is damaged: missing, ending mid-line, or not holding a send that
+    /// another log receives.
     pub damaged: Vec<bool>,
-    /// Every event line read, each process's in its own order: also those damage cut off from
-    /// [`Logs::trace`].
+    /// Each process's receipts and losses of what no log sends (by index among its
+    /// [`Logs::lines`]): left out of [`Logs::trace`].
+    pub dangling: Vec<Vec<usize>>,
+    /// With interpreted states, each process's first position in [`Logs::trace`] whose state is
+    /// unknown: it follows the receipt of a message no log sends, whose content is unknown.
+    pub unknown: Vec<Option<usize>>,
+    /// Every event line read, each process's in its own order: also the dangling receipts left
+    /// out of [`Logs::trace`].
     pub lines: Vec<Vec<Parsed<A>>>,
     /// Each event of [`Logs::trace`]: its process, and its index among that process's
     /// [`Logs::lines`].

@@ -59,10 +59,12 @@
 //!
 //! Damage is no refusal ([`Damage`]): a file whose last line ends unfinished (a process killed
 //! while writing), a process with no events, a receipt of a message or marker its sender's log
-//! never sends. The receiving process's events from the first such receipt on are cut off (and,
-//! in turn, those of every receipt of something sent in a part cut off), the run is what is
-//! left, and a snapshot incomplete in it whose missing part belongs to a damaged log is not
-//! judged ([`Claim::unjudged`]).
+//! never sends. Such a dangling receipt is left out of the run, and only what depends on it is
+//! not judged: a snapshot whose cut holds it (received before its receiver recorded) or whose
+//! record of its channel may (received between the record and that channel's marker), and, with
+//! interpreted states, its receiver's states after it (the message's content is unknown:
+//! [`Logs::unknown`]). A snapshot incomplete in the run whose missing part belongs to a damaged
+//! log is not judged either ([`Claim::unjudged`]); every other snapshot is.
 //!
 //! What each snapshot's lines claim ([`Claim`]: its records, the channel records closed and the
 //! ids they claim) is read here; whether a correct run could claim it, and everything else the
