@@ -268,7 +268,7 @@ pub fn parse_logs<A: LogApp>(
         let mut log = Vec::with_capacity(events.len());
         let mut indices = Vec::with_capacity(events.len());
         for (index, e) in events.iter().enumerate() {
-            if dangling[p].contains(&index) {
+            if dangling[p].binary_search(&index).is_ok() {
                 continue;
             }
             indices.push(index);
@@ -335,10 +335,13 @@ pub fn parse_logs<A: LogApp>(
     // the logs never send on: the position of its next event in the trace.
     let mut unknown: Vec<Option<usize>> = vec![None; topology.len()];
     if interpreted {
+        let first: Vec<Option<usize>> = dangling
+            .iter()
+            .enumerate()
+            .map(|(p, d)| d.iter().copied().find(|&i| matches!(by_process[p][i].body, Body::Receive { .. })))
+            .collect();
         for (position, &(p, index)) in origins.iter().enumerate() {
-            let message = |&d: &usize| matches!(by_process[p][d].body, Body::Receive { .. });
-            let after = dangling[p].iter().any(|d| *d < index && message(d));
-            if after && unknown[p].is_none() {
+            if unknown[p].is_none() && first[p].is_some_and(|d| d < index) {
                 unknown[p] = Some(position);
             }
         }
@@ -519,12 +522,12 @@ fn resolve_marker_receipts<A: Application>(mut by_process: Vec<Vec<Parsed<A>>>) 
     by_process
 }
 
-/// What may be logged between a non-initiator's `record` of `snapshot` and the later
-/// `marker-receive` that caused it, by `event`: its own marker-sends of the snapshot, and
-/// receipts (of messages, losses, other snapshots' markers) on channels other than `marker`'s —
-/// another thread's, which may have come on either side of the one atomic step. `None` when the
-/// event may not be there.
-pub(super) fn may_be_between<M, S>(body: &Body<M, S>, snapshot: SnapshotId) -> Option<Option<ChannelId>> {
+/// Whether an event (`body`) may be logged between a non-initiator's `record` of `snapshot` and
+/// the later `marker-receive` that caused it: `Some(None)` for its own marker-sends of the
+/// snapshot; `Some(Some(channel))` for a receipt (of a message, a loss, another snapshot's
+/// marker) on `channel`, which may be there when that is not the marker's channel — another
+/// thread's, on either side of the one atomic step; `None` for anything else.
+fn may_be_between<M, S>(body: &Body<M, S>, snapshot: SnapshotId) -> Option<Option<ChannelId>> {
     match body {
         Body::MarkerSend { snapshot: Some(s), .. } if *s == snapshot => Some(None),
         Body::Receive { channel, .. } | Body::Loss { channel, .. } => Some(Some(*channel)),
