@@ -1,7 +1,8 @@
 //! The verdict never depends on how the logs are laid out (issue 21): random runs of the
 //! simulator (every fault variant) and of the threaded runtime, written as logs, then rewritten
 //! — every line of every process shuffled together and dealt into any number of files, each
-//! non-initiator's `record` moved just before the marker receipt that caused it, some processes
+//! non-initiator's `record` moved before the marker receipt that caused it (with its own
+//! marker-sends and receipts on other channels logged between, as another thread would), some processes
 //! ordered by `time` instead of `seq` — give the same verdicts and findings, line for line (each
 //! `FILE:LINE` read as the event logged there). 320 runs are drawn so that at least 256 are
 //! compared: a variant that stops the simulator's run gives no logs.
@@ -106,6 +107,20 @@ fn rewrite(dir: &Path, files: &[PathBuf], parts: usize, rng: &mut StdRng) -> Vec
                 && lines[i + 1]["snapshot"] == lines[i]["snapshot"];
             if first_marker && caused && rng.random_bool(0.5) {
                 lines.swap(i, i + 1);
+                // Another thread's lines logged between the record and its marker receipt:
+                // its own marker-sends, and receipts on other channels (issue 53).
+                let (snapshot, channel) = (lines[i + 1]["snapshot"].clone(), lines[i + 1]["channel"].clone());
+                let mut k = i + 1;
+                while k + 1 < lines.len() && rng.random_bool(0.5) {
+                    let next = &lines[k + 1];
+                    let own_marker = next["kind"] == "marker-send" && next["snapshot"] == snapshot;
+                    let other_receipt = next["kind"] == "receive" && next["channel"] != channel;
+                    if !(own_marker || other_receipt) {
+                        break;
+                    }
+                    lines.swap(k, k + 1);
+                    k += 1;
+                }
             }
         }
         let timed = rng.random_bool(0.25);

@@ -383,6 +383,23 @@ pub fn check_ids<A: Application>(
     ids: &[Vec<MsgId>],
     show: &dyn Show<A>,
 ) -> Result<Report<A>, CheckError> {
+    check_ids_knowing(topology, trace, snapshot, ids, show, &[])
+}
+
+/// [`check_ids`] on a run in which some processes' states are unknown from some point on:
+/// `unknown[p]`, when given, is the position of the first event of process `p` whose state
+/// cannot be known (it follows a receipt of a message the logs never send, whose content is
+/// unknown). From there on `p`'s transitions are not applied and its states are not compared:
+/// not with the states logged, not at the cut, not at the end. Whether a snapshot depends on
+/// such a state (a record after it) is the caller's to tell: its recorded state is not judged.
+pub fn check_ids_knowing<A: Application>(
+    topology: &Topology,
+    trace: &Trace<A>,
+    snapshot: &GlobalSnapshot<A>,
+    ids: &[Vec<MsgId>],
+    show: &dyn Show<A>,
+    unknown: &[Option<usize>],
+) -> Result<Report<A>, CheckError> {
     if ids.len() != topology.channels().len() {
         return Err(CheckError::Shape {
             snapshot: snapshot.id,
@@ -393,7 +410,13 @@ pub fn check_ids<A: Application>(
         });
     }
     judgeable(topology, trace, snapshot)?;
-    Checker::new(topology, trace, snapshot, Some(ids), show).run()
+    let mut checker = Checker::new(topology, trace, snapshot, Some(ids), show);
+    for (p, from) in unknown.iter().enumerate() {
+        if let (Some(from), Some(slot)) = (from, checker.unknown.get_mut(p)) {
+            *slot = *from;
+        }
+    }
+    checker.run()
 }
 
 struct SendInfo<'t, M> {
@@ -414,6 +437,8 @@ struct Checker<'t, A: Application> {
     /// The ids each channel record claims, when known: (b) compares by id.
     ids: Option<&'t [Vec<MsgId>]>,
     show: &'t dyn Show<A>,
+    /// Each process's first position whose state is unknown (`usize::MAX`: none).
+    unknown: Vec<usize>,
 }
 
 /// Channel contents during a replay.
@@ -444,7 +469,8 @@ impl<'t, A: Application> Checker<'t, A> {
                 _ => {}
             }
         }
-        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new(), ids, show }
+        let unknown = vec![usize::MAX; topology.len()];
+        Checker { topology, trace, snapshot, record, index, sends, violations: Vec::new(), ids, show, unknown }
     }
 
     fn at(&self, position: usize) -> EventRef {
@@ -706,6 +732,10 @@ impl<'t, A: Application> Checker<'t, A> {
     fn transition(&self, position: usize, states: &mut [A]) -> Result<(), String> {
         let e = &self.trace.events[position];
         let p = e.process;
+        if self.unknown_at(position) {
+            // Its state is unknown: nothing to apply a transition to.
+            return Ok(());
+        }
         let refused = |what: String, reason: Refusal| format!("{} cannot {what}: {reason}", self.topology.name(p));
         match &e.kind {
             EventKind::Send { channel, msg, .. } => {
@@ -732,7 +762,13 @@ impl<'t, A: Application> Checker<'t, A> {
         }
     }
 
-    /// The logged states against the replayed ones, over the whole trace.
+    /// Whether the state of the process of the event at `position` is unknown there.
+    fn unknown_at(&self, position: usize) -> bool {
+        let p = self.trace.events[position].process.index();
+        self.unknown.get(p).is_some_and(|&from| position >= from)
+    }
+
+    /// The logged states against the replayed ones, over the whole trace (where known).
     fn check_logged_states(&mut self) {
         let mut states = self.trace.initial.clone();
         for (position, e) in self.trace.events.iter().enumerate() {
@@ -746,7 +782,7 @@ impl<'t, A: Application> Checker<'t, A> {
                 return;
             }
             let replayed = &states[e.process.index()];
-            let Some(logged) = e.state.as_ref() else { continue };
+            let Some(logged) = e.state.as_ref().filter(|_| !self.unknown_at(position)) else { continue };
             if !matches!(e.kind, EventKind::Lost { .. }) && logged != replayed {
                 let reason = format!(
                     "{} logged state {}, but its transitions from the initial state give {}",
@@ -831,7 +867,8 @@ impl<'t, A: Application> Checker<'t, A> {
         if failure.is_none() {
             let channels = self.payloads(&queues);
             let recorded = &self.snapshot.state;
-            if let Some(p) = (0..states.len()).find(|&p| states[p] != recorded.processes[p]) {
+            let known = |p: usize| record[p] < self.unknown[p];
+            if let Some(p) = (0..states.len()).find(|&p| known(p) && states[p] != recorded.processes[p]) {
                 let name = self.topology.name(ProcessId(p as u16));
                 failure = Some((
                     None,
@@ -887,7 +924,8 @@ impl<'t, A: Application> Checker<'t, A> {
             }
         }
         if failure.is_none() {
-            if let Some(p) = (0..states.len()).find(|&p| states[p] != end.processes[p]) {
+            let known = |p: usize| last < self.unknown[p];
+            if let Some(p) = (0..states.len()).find(|&p| known(p) && states[p] != end.processes[p]) {
                 let name = self.topology.name(ProcessId(p as u16));
                 failure = Some((
                     None,

@@ -2,7 +2,8 @@
 //! closed and the ids they hold) against what no correct run claims — a process that records
 //! twice or for no marker, a channel record closed twice, a record claiming a message its
 //! process had not received on that channel between its recording and the marker, and with
-//! opaque states a recorded state other than the one logged last before it.
+//! opaque states a recorded state other than one logged at the same point of its process's
+//! history (no send, receipt, loss or internal step between).
 
 use std::collections::{HashMap, HashSet};
 
@@ -37,7 +38,9 @@ struct Judge<'a, A: LogApp> {
 }
 
 /// The anomalies of each of `logs.claims`, in its order. With `opaque` states, a recorded state
-/// is compared with the state its process logged last before recording.
+/// is compared with a state its process logged at the same point of its history: the last one
+/// logged before recording, when no send, receipt, loss or internal step came between (any of
+/// them changes an opaque state in ways the judge cannot know).
 pub fn anomalies<A: LogApp>(topology: &Topology, logs: &Logs<A>, opaque: bool) -> Vec<Vec<Anomaly>> {
     let mut sent = HashMap::new();
     let mut gone = HashMap::new();
@@ -70,7 +73,6 @@ impl<A: LogApp> Judge<'_, A> {
         let mut recorded: HashSet<(SnapshotId, usize)> = HashSet::new();
         let mut closed: HashSet<(SnapshotId, ChannelId)> = HashSet::new();
         let mut marked: Vec<HashSet<SnapshotId>> = vec![HashSet::new(); topology.len()];
-        let mut last_state: Vec<Option<(&A, &Location)>> = vec![None; topology.len()];
         for (position, e) in logs.trace.events.iter().enumerate() {
             let (q, i) = logs.origins[position];
             let parsed = &logs.lines[q][i];
@@ -93,7 +95,7 @@ impl<A: LogApp> Judge<'_, A> {
                                 at: vec![("record".into(), parsed.at.clone())],
                             });
                         }
-                        self.compare_logged_state(out, snapshot, parsed, last_state[q]);
+                        self.compare_logged_state(out, snapshot, parsed, self.state_at_the_same_point(q, i));
                     }
                 }
                 EventKind::MarkerReceive { snapshot, channel } => {
@@ -117,11 +119,25 @@ impl<A: LogApp> Judge<'_, A> {
                 }
                 _ => {}
             }
-            if let Some(state) = &e.state {
-                last_state[q] = Some((state, &parsed.at));
-            }
         }
         found
+    }
+
+    /// The state process `q` logged last before its event at `index`, when no send, receipt,
+    /// loss or internal step of `q` lies between (markers and records leave a state as it is; a
+    /// send's, receipt's or step's own logged state is the state right after it, so at the same
+    /// point). A loss's logged state is not taken: the checker does not compare it either.
+    fn state_at_the_same_point(&self, q: usize, index: usize) -> Option<(&A, &Location)> {
+        for e in self.logs.lines[q][..index].iter().rev() {
+            let changes =
+                matches!(e.body, Body::Send { .. } | Body::Receive { .. } | Body::Loss { .. } | Body::Internal { .. });
+            match &e.state {
+                Some(state) if !matches!(e.body, Body::Loss { .. }) => return Some((state, &e.at)),
+                _ if changes => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// Whether the record at `index` of process `q` is logged just before a marker receipt
@@ -133,19 +149,19 @@ impl<A: LogApp> Judge<'_, A> {
             .is_some_and(|e| matches!(e.body, Body::MarkerReceive { snapshot: None, .. }))
     }
 
-    /// With opaque states, a recorded state must be the state its process logged last before
-    /// recording (when it logged one).
+    /// With opaque states, a recorded state must be the state its process logged at the same
+    /// point of its history (`logged`, when it logged one there).
     fn compare_logged_state(
         &self,
         out: &mut Vec<Anomaly>,
         snapshot: SnapshotId,
         parsed: &Parsed<A>,
-        last: Option<(&A, &Location)>,
+        logged: Option<(&A, &Location)>,
     ) {
         if !self.opaque {
             return;
         }
-        let (Some(recorded), Some((logged, logged_at))) = (&parsed.state, last) else { return };
+        let (Some(recorded), Some((logged, logged_at))) = (&parsed.state, logged) else { return };
         if recorded != logged {
             let json = |a: &A| serde_json::to_string(a).unwrap_or_else(|_| format!("{a:?}"));
             out.push(Anomaly {

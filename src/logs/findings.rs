@@ -8,14 +8,15 @@ use serde::Serialize;
 use super::claims::Anomaly;
 use super::semantics::Conserved;
 use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
-use crate::formats::jsonl::{Claim, Damage, LogApp, Logs};
+use crate::formats::jsonl::{Claim, Damage, LogApp, Logs, Mislogged};
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// One thing found wrong, with the log lines it concerns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total` or
-    /// `damage`.
+    /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total`,
+    /// `damage` or `logging` (a logging error: the logs do not tell the order of a snapshot's
+    /// events, which is no verdict on the algorithm).
     pub clause: &'static str,
     /// What is wrong.
     pub message: String,
@@ -51,6 +52,7 @@ pub(super) fn clause_title(clause: &str) -> &'static str {
         "fifo" => "FIFO channels (the theorem's precondition)",
         "total" => "the recorded total is the initial total",
         "damage" => "damaged logs",
+        "logging" => "a logging error (not a verdict on the algorithm)",
         _ => "the logs' claims",
     }
 }
@@ -289,6 +291,20 @@ impl<A: LogApp> Names<'_, A> {
             None => at.push(format!("{} never received", self.item(b.overtaken))),
         }
         Finding { clause: "fifo", message, at, consequences: Vec::new() }
+    }
+
+    /// A record logged apart from the marker receipt that caused it.
+    pub(super) fn mislogged(&self, m: &Mislogged) -> Finding {
+        Finding {
+            clause: "logging",
+            message: m.message.clone(),
+            at: vec![
+                format!("record at {}", m.record),
+                format!("marker receipt at {}", m.marker),
+                format!("between them at {}", m.between),
+            ],
+            consequences: Vec::new(),
+        }
     }
 
     /// Damage to the logs.

@@ -12,7 +12,9 @@ use super::findings::{clause_name, total, AsJson, Finding, Names};
 use super::judgement::{conclude, Capped, Judgement, SnapshotVerdict};
 use super::onepass::{judge_in_one_pass, Clean, Progress};
 use super::semantics::Semantics;
-use crate::check::{check_ids, fifo_breaks, unterminated, CheckError, Clause, EventKind, MsgId, Trace, Violation};
+use crate::check::{
+    check_ids_knowing, fifo_breaks, unterminated, CheckError, Clause, EventKind, MsgId, Trace, Violation,
+};
 use crate::formats::jsonl::{parse_logs, read_logs, Claim, LogApp, LogError, LogId, Logs, NotClean, Source};
 use crate::protocol::{Application, GlobalSnapshot, GlobalState, ProcessId, SnapshotId, Topology};
 
@@ -170,14 +172,20 @@ fn judge<A: LogApp>(
     let anomalies = anomalies(topology, logs, semantics.is_opaque());
     let mut snapshots = Vec::with_capacity(logs.claims.len());
     for (claim, anomalies) in logs.claims.iter().zip(&anomalies) {
+        // A snapshot not judged (a logging error leaves its order unknown; damage may hold what
+        // it depends on) has no findings: they would be about what the logs do not tell.
+        let unjudged = claim.unjudged.is_some();
+        let no_anomalies = Vec::new();
+        let anomalies = if unjudged { &no_anomalies } else { anomalies };
         let violations = match &claim.snapshot {
+            _ if unjudged => Vec::new(),
             Some(snapshot) => {
                 let ids: Vec<Vec<MsgId>> = claim
                     .recorded
                     .iter()
                     .map(|ids| ids.iter().filter_map(|id| by_name.get(id).copied()).collect())
                     .collect();
-                check_ids(topology, &logs.trace, snapshot, &ids, &AsJson)
+                check_ids_knowing(topology, &logs.trace, snapshot, &ids, &AsJson, &logs.unknown)
                     .map_err(|why| LogsError::Snapshot { snapshot: claim.id, why })?
                     .violations
             }
@@ -201,7 +209,7 @@ fn judge<A: LogApp>(
             }
         }
         // A wrong total follows from any other finding; alone, it is the finding.
-        if let Some(total) = semantics.amount.and_then(|amount| total(&names, claim, amount)) {
+        if let Some(total) = semantics.amount.filter(|_| !unjudged).and_then(|amount| total(&names, claim, amount)) {
             match causes.is_empty() {
                 true => causes.push(total),
                 false => replays.insert(0, total),
@@ -226,10 +234,10 @@ fn judge<A: LogApp>(
             more_findings: findings.more,
         });
     }
-    if !semantics.is_opaque() && logs.claims.iter().all(|c| c.snapshot.is_none()) {
-        // No complete snapshot, so no check above cross-checked the logged states: they are
-        // cross-checked through a snapshot id the logs do not use (its own verdict, never
-        // recorded, is not reported).
+    if !semantics.is_opaque() && logs.claims.iter().all(|c| c.snapshot.is_none() || c.unjudged.is_some()) {
+        // No snapshot checked above (none complete, or none judged), so nothing cross-checked
+        // the logged states: they are cross-checked through a snapshot id the logs do not use
+        // (its own verdict, never recorded, is not reported).
         let probe = GlobalSnapshot {
             id: SnapshotId(u32::MAX),
             state: GlobalState {
@@ -238,13 +246,15 @@ fn judge<A: LogApp>(
             },
         };
         let none = vec![Vec::new(); topology.channels().len()];
-        let report = check_ids(topology, &logs.trace, &probe, &none, &AsJson).map_err(LogsError::Run)?;
+        let report =
+            check_ids_knowing(topology, &logs.trace, &probe, &none, &AsJson, &logs.unknown).map_err(LogsError::Run)?;
         for v in report.violations.iter().filter(|v| v.clause() == Clause::LoggedStates) {
             logged(v, &mut run);
         }
     }
     let mut damage = Capped::default();
     logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
+    logs.mislogged.iter().for_each(|m| damage.push(names.mislogged(m)));
     Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run))
 }
 

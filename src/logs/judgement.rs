@@ -9,7 +9,8 @@ use super::findings::Finding;
 pub const EXIT_OK: u8 = 0;
 /// Exit code: a finding (a snapshot violates the theorem, or the run is inconsistent).
 pub const EXIT_FAIL: u8 = 1;
-/// Exit code: nothing failed, but not everything was judged (no snapshot, damaged logs).
+/// Exit code: nothing failed, but not everything was judged (no snapshot, damaged logs, a
+/// logging error).
 pub const EXIT_UNDECIDED: u8 = 3;
 
 /// The most findings listed for one snapshot, and for the run: past that they are counted, so
@@ -46,7 +47,8 @@ pub struct Judgement {
     pub app: String,
     /// Events read (in the run judged: without those damage cut off).
     pub events: usize,
-    /// Damage to the logs: what was not read, and why (the first [`MAX_FINDINGS`]).
+    /// Damage to the logs: what was not read, and why; and logging errors, the snapshots whose
+    /// order the logs do not tell (clause `logging`; the first [`MAX_FINDINGS`]).
     pub damage: Vec<Finding>,
     /// Damage past the first [`MAX_FINDINGS`], counted and not listed.
     pub more_damage: usize,
@@ -116,9 +118,17 @@ pub(super) fn conclude(
             format!("{k} of {n} snapshots{judged_word} {verb} the theorem (snapshot {})", list(&failed))
         }
     };
+    // Logging errors are no damage: the logs are whole, but do not tell an order.
+    let damaged = damage.iter().any(|f| f.clause != "logging") || more_damage > 0;
+    let mislogged = damage.iter().any(|f| f.clause == "logging");
     if !unjudged.is_empty() {
         let s = if unjudged.len() == 1 { "" } else { "s" };
-        summary.push_str(&format!("; snapshot{s} {} not judged: the logs are damaged", list(&unjudged)));
+        let why = match (damaged, mislogged) {
+            (false, true) => "a logging error (see above)",
+            (true, true) => "the logs are damaged, and a logging error (see above)",
+            _ => "the logs are damaged",
+        };
+        summary.push_str(&format!("; snapshot{s} {} not judged: {why}", list(&unjudged)));
     } else if !damage.is_empty() {
         summary.push_str("; the logs are damaged (see above)");
     }

@@ -91,7 +91,9 @@ struct Pass<'t, A: LogApp> {
     interpreted: bool,
     amount: Option<Conserved<A>>,
     states: Vec<A>,
-    /// The state each process logged last (opaque states: a record must repeat it).
+    /// The state each process logged last, while no send, receipt or internal step of it has
+    /// followed (opaque states: a record must repeat it; past such a step the state may have
+    /// changed in ways the judge cannot know).
     logged: Vec<Option<A>>,
     queues: Vec<VecDeque<Item<A::Msg>>>,
     sent: Vec<u64>,
@@ -185,8 +187,10 @@ pub fn judge_in_one_pass<A: LogApp>(
 
 impl<A: LogApp> Pass<'_, A> {
     /// Whether process `p`'s next event can be taken now: a receipt when its message or marker
-    /// is at the head of its channel. A record caused by a marker and logged just before the
-    /// marker's receipt (with at most its marker-sends between) is first moved after it.
+    /// is at the head of its channel. A record caused by a marker and logged before the marker's
+    /// receipt, with at most its marker-sends and receipts on other channels between, is first
+    /// moved after it (the receipts between then follow the record, as the whole reader reads
+    /// them); with anything else between, the record is taken as it is, and stops the pass.
     fn ready(&mut self, reader: &mut Reader<'_, '_, A>, p: usize) -> Result<bool, NotClean> {
         let head = &reader.ready(p)[0];
         match &head.body {
@@ -195,20 +199,32 @@ impl<A: LogApp> Pass<'_, A> {
             }
             EvBody::MarkerReceive { channel, snapshot, .. } => Ok(self.marker_at_head(*channel, *snapshot).is_some()),
             &EvBody::Record { snapshot, initiated: false } if !self.snap(snapshot).marked[p] => {
-                // The events after it, past its own marker-sends.
+                // The events after it, past its own marker-sends and receipts on other channels.
                 let mut j = 1;
+                let mut others: Vec<ChannelId> = Vec::new();
                 loop {
                     if !reader.fill(p, j + 1)? {
                         return Ok(true);
                     }
                     match &reader.ready(p)[j].body {
                         EvBody::MarkerSend { snapshot: s, .. } if s.map_or(true, |s| s == snapshot) => j += 1,
+                        EvBody::Receive { channel, .. } => {
+                            others.push(*channel);
+                            j += 1;
+                        }
+                        EvBody::MarkerReceive { snapshot: Some(s), channel, .. } if *s != snapshot => {
+                            others.push(*channel);
+                            j += 1;
+                        }
                         _ => break,
                     }
                 }
                 let EvBody::MarkerReceive { channel, snapshot: s, .. } = reader.ready(p)[j].body else {
                     return Ok(true);
                 };
+                if others.contains(&channel) || (s.is_none() && !others.is_empty()) {
+                    return Ok(true);
+                }
                 let cause = match s {
                     Some(s) => s == snapshot,
                     None => match self.marker_at_head(channel, None) {
@@ -257,6 +273,9 @@ impl<A: LogApp> Pass<'_, A> {
         let i = p.index();
         self.events += 1;
         self.taken[i] += 1;
+        if matches!(ev.body, EvBody::Send { .. } | EvBody::Receive { .. } | EvBody::Internal { .. }) {
+            self.logged[i] = None;
+        }
         match ev.body {
             EvBody::Send { channel, id, payload } => {
                 let unique = match &id {

@@ -33,7 +33,8 @@ pub fn print_outcome(outcome: &Judgement, out: &mut dyn Write) -> std::io::Resul
         Ok(())
     }
     if !outcome.damage.is_empty() {
-        writeln!(out, "logs: DAMAGED")?;
+        let mislogged = outcome.damage.iter().all(|f| f.clause == "logging") && outcome.more_damage == 0;
+        writeln!(out, "logs: {}", if mislogged { "LOGGING ERROR" } else { "DAMAGED" })?;
         for f in &outcome.damage {
             print(out, f, "  ")?;
         }

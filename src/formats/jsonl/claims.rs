@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::line::{LogApp, LogId};
-use super::logs::{Claim, States};
+use super::logs::{Claim, Mislogged, States};
 use super::parsed::{Body, Parsed, Sends};
 use crate::check::{EventKind, Trace};
 use crate::protocol::{ChannelId, ProcessId, Topology};
@@ -20,6 +20,10 @@ pub(super) struct Context<'a, A: LogApp> {
     pub(super) by_process: &'a [Vec<Parsed<A>>],
     pub(super) sent: &'a Sends<'a>,
     pub(super) damaged: &'a [bool],
+    /// The logging errors: their snapshots are not judged.
+    pub(super) mislogged: &'a [Mislogged],
+    /// Each process's receipts of what no log sends, by index among its events.
+    pub(super) dangling: &'a [Vec<usize>],
     pub(super) states: &'a States<A>,
 }
 
@@ -87,8 +91,70 @@ impl<A: LogApp> Context<'_, A> {
     }
 
     /// The global snapshot, when every process recorded and every channel's record closed;
-    /// otherwise, when the damage may hold what is missing, why it cannot be judged.
+    /// otherwise, when the damage may hold what is missing, why it cannot be judged. A snapshot
+    /// with a logging error ([`Mislogged`]) is not judged either way.
     fn assemble(&self, claim: &mut Claim<A>, records: &HashMap<(SnapshotId, ChannelId), Vec<&LogId>>) {
+        self.assemble_read(claim, records);
+        if claim.unjudged.is_none() {
+            claim.unjudged = self.touched(claim);
+        }
+        let errors: Vec<&Mislogged> = self.mislogged.iter().filter(|m| m.snapshot == claim.id).collect();
+        if let Some(first) = errors.first() {
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            claim.unjudged = Some(format!(
+                "a logging error: {} logs its record (at {}) before the marker receipt that caused it (at {}), with an event between them that cannot be there (at {}){more}",
+                self.name(first.process),
+                first.record,
+                first.marker,
+                first.between
+            ));
+        }
+    }
+
+    /// Why a dangling receipt (of what no log sends) leaves the snapshot unjudged, when it does:
+    /// a message receipt or loss before its receiver records (the cut holds it: its send's side
+    /// of the cut is unknown, and so is the recorded state), or after the record while the
+    /// snapshot's record of that channel is open (the channel's record may hold it); a marker
+    /// receipt of the snapshot's, or of an unknown one while that channel's record is open.
+    /// A receipt after the channel's record closed is after the cut on both ends: the snapshot
+    /// does not depend on it.
+    fn touched(&self, claim: &Claim<A>) -> Option<String> {
+        let line = |position: Option<usize>| position.map(|p| self.origins[p].1);
+        for (q, indices) in self.dangling.iter().enumerate() {
+            let record = line(claim.records[q]);
+            for &i in indices {
+                let e = &self.by_process[q][i];
+                let (channel, holds) = match &e.body {
+                    Body::Receive { channel, .. } | Body::Loss { channel, .. } => {
+                        let close = line(claim.closes[channel.index()]);
+                        let in_cut = record.is_some_and(|r| r > i);
+                        let in_record = record.is_some_and(|r| r < i) && close.map_or(true, |c| c > i);
+                        (*channel, in_cut || in_record)
+                    }
+                    Body::MarkerReceive { snapshot: Some(s), channel, .. } => (*channel, *s == claim.id),
+                    Body::MarkerReceive { snapshot: None, channel, .. } => {
+                        (*channel, line(claim.closes[channel.index()]).map_or(true, |c| c > i))
+                    }
+                    _ => continue,
+                };
+                if holds {
+                    let sender = self.name(self.topology.channel(channel).from);
+                    return Some(format!(
+                        "{} receives at {} what {sender}'s damaged log never sends, and this snapshot's cut or its record of {} may hold it",
+                        self.name(ProcessId(q as u16)),
+                        e.at,
+                        self.topology.channel_label(channel)
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    fn assemble_read(&self, claim: &mut Claim<A>, records: &HashMap<(SnapshotId, ChannelId), Vec<&LogId>>) {
         let topology = self.topology;
         for (c, ids) in claim.recorded.iter_mut().enumerate() {
             if let Some(claimed) = records.get(&(claim.id, ChannelId(c as u32))) {

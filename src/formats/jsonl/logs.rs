@@ -220,7 +220,8 @@ pub enum States<A> {
     /// recomputes every state by the application's transitions.
     Interpreted,
     /// Opaque values: a `record` line may leave its state out (`blank` is recorded then), and a
-    /// recorded state is compared with the state its process logged last before it.
+    /// recorded state is compared with a state its process logged at the same point of its
+    /// history (before it, with no send, receipt, loss or internal step between).
     Opaque {
         /// The state of a record that logs none.
         blank: A,
@@ -228,9 +229,10 @@ pub enum States<A> {
 }
 
 /// Where the logs stop making sense: a file that ends mid-line, a process with no events, a
-/// receipt of something its sender's log never sends. The events that depend on the damage
-/// (each process's events from its first dangling receipt on) are left out of the run, and the
-/// snapshots the damage touches are not judged.
+/// receipt of something its sender's log never sends. A dangling receipt is left out of the run,
+/// and what depends on it is not judged: the snapshots whose cut or channel records it may
+/// belong to, and with interpreted states its receiver's states after it ([`Logs::unknown`]).
+/// Other snapshots a damaged log does not leave incomplete are judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Damage {
     /// The process whose log is damaged (missing, cut short), when known.
@@ -238,6 +240,28 @@ pub struct Damage {
     /// The line that shows it.
     pub at: Option<Location>,
     /// What is wrong, in the logs' names.
+    pub message: String,
+}
+
+/// A non-initiator's `record` logged before the `marker-receive` that caused it, with an event
+/// between them that cannot have happened between a marker's receipt and the record it causes
+/// (a send, an internal step, another snapshot's record or marker, a receipt on the marker's own
+/// channel): the logs do not tell on which side of that one atomic step the event happened, so
+/// the snapshot is not judged. A logging error of the implementation (typically another thread's
+/// line logged between the two), not a verdict on the algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mislogged {
+    /// The process.
+    pub process: ProcessId,
+    /// The snapshot its record belongs to.
+    pub snapshot: SnapshotId,
+    /// The `record` line.
+    pub record: Location,
+    /// The `marker-receive` line that caused it.
+    pub marker: Location,
+    /// The first line between them that cannot be there.
+    pub between: Location,
+    /// What is wrong and how to fix it, in the logs' names.
     pub message: String,
 }
 
@@ -255,13 +279,23 @@ pub struct Logs<A: Application> {
     pub names: HashMap<MsgId, LogId>,
     /// Damage found, in the order found.
     pub damage: Vec<Damage>,
-    /// Each process's events read, and how many of them are in [`Logs::trace`] (fewer when
-    /// damage cut the process's log short).
+    /// Logging errors: records logged apart from the marker receipts that caused them, by
+    /// process.
+    pub mislogged: Vec<Mislogged>,
+    /// Each process's events read, and how many of them are in [`Logs::trace`] (all but its
+    /// dangling receipts).
     pub kept: Vec<(usize, usize)>,
-    /// Each process's log is damaged: missing, ending mid-line, or cut short by damage.
+    /// Each process's log is damaged: missing, ending mid-line, or not holding a send that
+    /// another log receives.
     pub damaged: Vec<bool>,
-    /// Every event line read, each process's in its own order: also those damage cut off from
-    /// [`Logs::trace`].
+    /// Each process's receipts and losses of what no log sends (by index among its
+    /// [`Logs::lines`]): left out of [`Logs::trace`].
+    pub dangling: Vec<Vec<usize>>,
+    /// With interpreted states, each process's first position in [`Logs::trace`] whose state is
+    /// unknown: it follows the receipt of a message no log sends, whose content is unknown.
+    pub unknown: Vec<Option<usize>>,
+    /// Every event line read, each process's in its own order: also the dangling receipts left
+    /// out of [`Logs::trace`].
     pub lines: Vec<Vec<Parsed<A>>>,
     /// Each event of [`Logs::trace`]: its process, and its index among that process's
     /// [`Logs::lines`].

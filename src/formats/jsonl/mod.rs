@@ -30,8 +30,13 @@
 //! channel's record for its snapshot — the first marker a process receives for a snapshot makes
 //! it record and closes the marker's channel with an empty record — so every `marker-receive`
 //! carries `recorded` (`[]` for an empty record). A non-initiator's `record` may be logged just
-//! before the `marker-receive` that caused it (with at most its `marker-send`s between) or just
-//! after: both read as the same run. A snapshot whose every process logged a `record` and whose
+//! after the `marker-receive` that caused it, or before it — with at most its own `marker-send`s
+//! and receipts on other channels between (another thread's lines): the receipt is read as
+//! happening at the record, one atomic step, and the receipts between as after it. Any other
+//! event between the two (a send, an internal step, another snapshot's record or marker, a
+//! receipt on the marker's own channel) cannot have happened between a marker's receipt and
+//! the record it causes: that is a logging error ([`Mislogged`]), and the snapshot is not
+//! judged. Log the record and the marker receipt as one atomic step. A snapshot whose every process logged a `record` and whose
 //! every channel's record was closed is assembled from the logs: the recorded states of the
 //! `record` lines, and the `recorded` ids resolved to the messages sent with them.
 //!
@@ -54,10 +59,12 @@
 //!
 //! Damage is no refusal ([`Damage`]): a file whose last line ends unfinished (a process killed
 //! while writing), a process with no events, a receipt of a message or marker its sender's log
-//! never sends. The receiving process's events from the first such receipt on are cut off (and,
-//! in turn, those of every receipt of something sent in a part cut off), the run is what is
-//! left, and a snapshot incomplete in it whose missing part belongs to a damaged log is not
-//! judged ([`Claim::unjudged`]).
+//! never sends. Such a dangling receipt is left out of the run, and only what depends on it is
+//! not judged: a snapshot whose cut holds it (received before its receiver recorded) or whose
+//! record of its channel may (received between the record and that channel's marker), and, with
+//! interpreted states, its receiver's states after it (the message's content is unknown:
+//! [`Logs::unknown`]). A snapshot incomplete in the run whose missing part belongs to a damaged
+//! log is not judged either ([`Claim::unjudged`]); every other snapshot is.
 //!
 //! What each snapshot's lines claim ([`Claim`]: its records, the channel records closed and the
 //! ids they claim) is read here; whether a correct run could claim it, and everything else the
@@ -95,7 +102,7 @@ mod write;
 pub(crate) use incremental::{Ev, EvBody, Id, Reader as EventReader};
 pub use incremental::{NotClean, Source};
 pub use line::{Kind, Line, Location, LogApp, LogId};
-pub use logs::{Claim, Damage, LogError, LogProblem, Logs, States};
+pub use logs::{Claim, Damage, LogError, LogProblem, Logs, Mislogged, States};
 pub use parsed::{Body, Parsed};
 pub use read::{parse_logs, read_logs};
 pub use write::{write_logs, WriteError};

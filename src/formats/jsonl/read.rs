@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::line::{Kind, Line, Location, LogApp, LogId};
-use super::logs::{Damage, LogError, LogProblem, Logs, States};
+use super::logs::{Damage, LogError, LogProblem, Logs, Mislogged, States};
 use super::parsed::{Body, Order, Parsed, Sends, Sent, TimeKey};
 use crate::check::{Event, EventKind, MsgId, Trace, TraceError};
 use crate::protocol::{Application, SnapshotId};
@@ -245,8 +245,9 @@ pub fn parse_logs<A: LogApp>(
     }
     let by_process = resolve_marker_sends(topology, by_process)?;
     let mut by_process = resolve_marker_receipts(by_process);
+    let mut mislogged = Vec::new();
     for events in &mut by_process {
-        record_after_its_marker(events);
+        mislogged.extend(record_after_its_marker(topology, events));
     }
     let any = by_process.iter().any(|e| !e.is_empty());
     for p in topology.processes() {
@@ -258,12 +259,19 @@ pub fn parse_logs<A: LogApp>(
     }
     let sent = sends(&by_process)?;
     check_receipts(topology, &by_process, &sent)?;
-    let kept = cut_damage(topology, &by_process, &sent, &mut damage, &mut damaged);
-    // The events kept, with receipts and losses resolved.
+    let interpreted = matches!(states, States::Interpreted);
+    let dangling = dangling_receipts(topology, &by_process, &sent, interpreted, &mut damage, &mut damaged);
+    // The events kept (all but the dangling receipts), with receipts and losses resolved.
     let mut logs: Vec<Vec<Event<A>>> = Vec::with_capacity(by_process.len());
+    let mut included: Vec<Vec<usize>> = Vec::with_capacity(by_process.len());
     for (p, events) in by_process.iter().enumerate() {
-        let mut log = Vec::with_capacity(kept[p]);
-        for e in &events[..kept[p]] {
+        let mut log = Vec::with_capacity(events.len());
+        let mut indices = Vec::with_capacity(events.len());
+        for (index, e) in events.iter().enumerate() {
+            if dangling[p].binary_search(&index).is_ok() {
+                continue;
+            }
+            indices.push(index);
             let kind = match &e.body {
                 Body::Send { channel, msg, payload } => {
                     EventKind::Send { channel: *channel, id: sent.ids[msg].id, msg: payload.clone() }
@@ -289,10 +297,12 @@ pub fn parse_logs<A: LogApp>(
             log.push(Event { process: e.process, kind, state: e.state.clone() });
         }
         logs.push(log);
+        included.push(indices);
     }
     let trace = Trace::merge(initial, logs).map_err(|e| match e {
         TraceError::Unmergeable { at, .. } => {
-            let waiting = &by_process[at.0][at.1];
+            // `at` counts the process's events in the run: its dangling receipts are not there.
+            let waiting = &by_process[at.0][included[at.0].get(at.1).copied().unwrap_or(at.1)];
             let (what, sent_at) = match &waiting.body {
                 Body::Receive { msg, .. } | Body::Loss { msg, .. } => {
                     (format!("message {msg}"), sent.ids.get(msg).map(|s| s.at.clone()))
@@ -318,9 +328,24 @@ pub fn parse_logs<A: LogApp>(
         .map(|e| {
             let p = e.process.index();
             next[p] += 1;
-            (p, next[p] - 1)
+            (p, included[p][next[p] - 1])
         })
         .collect();
+    // With interpreted states, a process's state is unknown from its first receipt of a message
+    // the logs never send on: the position of its next event in the trace.
+    let mut unknown: Vec<Option<usize>> = vec![None; topology.len()];
+    if interpreted {
+        let first: Vec<Option<usize>> = dangling
+            .iter()
+            .enumerate()
+            .map(|(p, d)| d.iter().copied().find(|&i| matches!(by_process[p][i].body, Body::Receive { .. })))
+            .collect();
+        for (position, &(p, index)) in origins.iter().enumerate() {
+            if unknown[p].is_none() && first[p].is_some_and(|d| d < index) {
+                unknown[p] = Some(position);
+            }
+        }
+    }
     let locations: Vec<Location> = origins.iter().map(|&(p, i)| by_process[p][i].at.clone()).collect();
     trace.validate(topology).map_err(|e| {
         let position = match &e {
@@ -345,11 +370,26 @@ pub fn parse_logs<A: LogApp>(
         by_process: &by_process,
         sent: &sent,
         damaged: &damaged,
+        mislogged: &mislogged,
+        dangling: &dangling,
         states,
     };
     let claims = context.claims();
-    let kept = by_process.iter().zip(&kept).map(|(events, &k)| (events.len(), k)).collect();
-    Ok(Logs { trace, locations, claims, names, damage, kept, damaged, lines: by_process, origins })
+    let kept = by_process.iter().zip(&dangling).map(|(events, d)| (events.len(), events.len() - d.len())).collect();
+    Ok(Logs {
+        trace,
+        locations,
+        claims,
+        names,
+        damage,
+        mislogged,
+        kept,
+        damaged,
+        dangling,
+        unknown,
+        lines: by_process,
+        origins,
+    })
 }
 
 /// Puts a process's events in its own order: by `seq` (0, 1, 2, … with no gap or repeat), or,
@@ -482,10 +522,27 @@ fn resolve_marker_receipts<A: Application>(mut by_process: Vec<Vec<Parsed<A>>>) 
     by_process
 }
 
-/// A non-initiator's `record` logged just before the `marker-receive` that caused it (with at
-/// most its marker-sends between) is moved after it: "record the state, then log the receipt"
-/// and "log the receipt, then record" are the same run.
-fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
+/// Whether an event (`body`) may be logged between a non-initiator's `record` of `snapshot` and
+/// the later `marker-receive` that caused it: `Some(None)` for its own marker-sends of the
+/// snapshot; `Some(Some(channel))` for a receipt (of a message, a loss, another snapshot's
+/// marker) on `channel`, which may be there when that is not the marker's channel — another
+/// thread's, on either side of the one atomic step; `None` for anything else.
+fn may_be_between<M, S>(body: &Body<M, S>, snapshot: SnapshotId) -> Option<Option<ChannelId>> {
+    match body {
+        Body::MarkerSend { snapshot: Some(s), .. } if *s == snapshot => Some(None),
+        Body::Receive { channel, .. } | Body::Loss { channel, .. } => Some(Some(*channel)),
+        Body::MarkerReceive { snapshot: Some(s), channel, .. } if *s != snapshot => Some(Some(*channel)),
+        _ => None,
+    }
+}
+
+/// A non-initiator's `record` logged before the `marker-receive` that caused it, with at most
+/// its own marker-sends and receipts on other channels between, is read with the receipt moved
+/// back to just before it: the record and the receipt are one atomic step, at the record's line
+/// (where its state was recorded), and the receipts between come after it. With anything else
+/// between, the record and its cause are logged apart: a logging error, returned.
+fn record_after_its_marker<A: Application>(topology: &Topology, events: &mut [Parsed<A>]) -> Vec<Mislogged> {
+    let mut mislogged = Vec::new();
     let mut marked: HashSet<SnapshotId> = HashSet::new();
     let mut i = 0;
     while i < events.len() {
@@ -494,21 +551,65 @@ fn record_after_its_marker<A: Application>(events: &mut [Parsed<A>]) {
                 marked.insert(s);
             }
             Body::Record { snapshot, initiated: false } if !marked.contains(&snapshot) => {
-                let own_marker_send =
-                    |e: &Parsed<A>| matches!(e.body, Body::MarkerSend { snapshot: Some(s), .. } if s == snapshot);
-                let j = (i + 1..events.len()).find(|&j| !own_marker_send(&events[j]));
-                if let Some(j) = j {
-                    if matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot) {
-                        // The receipt is now at i and the record after it, where the next
-                        // round finds its snapshot marked.
-                        events[i..=j].rotate_right(1);
-                        marked.insert(snapshot);
+                let cause = (i + 1..events.len()).find(
+                    |&j| matches!(events[j].body, Body::MarkerReceive { snapshot: Some(s), .. } if s == snapshot),
+                );
+                if let Some(j) = cause {
+                    let Body::MarkerReceive { channel, .. } = events[j].body else { unreachable!("found above") };
+                    let misplaced = (i + 1..j).find(|&k| match may_be_between(&events[k].body, snapshot) {
+                        Some(on) => on == Some(channel),
+                        None => true,
+                    });
+                    match misplaced {
+                        None => {
+                            // The receipt is now at i and the record after it, where the next
+                            // round finds its snapshot marked.
+                            events[i..=j].rotate_right(1);
+                            marked.insert(snapshot);
+                        }
+                        Some(k) => {
+                            let name = topology.name(events[i].process);
+                            let (record, marker, between) =
+                                (events[i].at.clone(), events[j].at.clone(), events[k].at.clone());
+                            let what = describe(topology, &events[k].body);
+                            mislogged.push(Mislogged {
+                                process: events[i].process,
+                                snapshot,
+                                message: format!(
+                                    "{name} logs its record for snapshot {snapshot} (at {record}) before the marker receipt that caused it (at {marker}), with {what} (at {between}) between them, which cannot happen between a marker's receipt and the record it causes: a logging error (another thread's line between the two?), not a verdict on the algorithm; log the record and the marker receipt as one atomic step"
+                                ),
+                                record,
+                                marker,
+                                between,
+                            });
+                        }
                     }
                 }
             }
             _ => {}
         }
         i += 1;
+    }
+    mislogged
+}
+
+/// An event, in words, for a logging error (`a send on P0->P1`).
+fn describe<M, S>(topology: &Topology, body: &Body<M, S>) -> String {
+    let on = |c: &ChannelId| topology.channel_label(*c);
+    match body {
+        Body::Send { channel, msg, .. } => format!("a send of message {msg} on {}", on(channel)),
+        Body::Receive { channel, msg } => {
+            format!("a receipt of message {msg} on {}, the marker's channel", on(channel))
+        }
+        Body::Loss { channel, msg } => format!("a loss of message {msg} on {}, the marker's channel", on(channel)),
+        Body::Internal { .. } => "an internal step".to_string(),
+        Body::Record { snapshot, .. } => format!("a record for snapshot {snapshot}"),
+        Body::MarkerSend { snapshot: Some(s), .. } => format!("a marker-send of snapshot {s}"),
+        Body::MarkerSend { .. } => "a marker-send".to_string(),
+        Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
+            format!("a receipt of a marker of snapshot {s} on {}", on(channel))
+        }
+        Body::MarkerReceive { channel, .. } => format!("a receipt of a marker on {}", on(channel)),
     }
 }
 
@@ -570,49 +671,47 @@ fn check_receipts<A: Application>(
     Ok(())
 }
 
-/// What each process's events depend on that its logs do not hold: a receipt of a message, or
-/// of a marker, that the sender's log never sends is damage (the sender's log is incomplete),
-/// and the receiver's events from there on are cut off; so are, in turn, the events from a
-/// receipt of anything sent in a part cut off. Returns how many events of each process are kept.
-fn cut_damage<A: Application>(
+/// The receipts (of a message or a marker) and losses whose sending no log holds: the
+/// sender's log is incomplete (damage, one report per receiving process). Only they are left
+/// out of the run: the receiver's other events are whole. What depends on one is not judged —
+/// the snapshots whose cut or channel records it may belong to ([`super::claims`]), and with
+/// `interpreted` states the receiver's states after a message's receipt ([`Logs::unknown`]).
+/// Returns each process's dangling events, by index among its events.
+fn dangling_receipts<A: Application>(
     topology: &Topology,
     by_process: &[Vec<Parsed<A>>],
     sent: &Sends<'_>,
+    interpreted: bool,
     damage: &mut Vec<Damage>,
     damaged: &mut [bool],
-) -> Vec<usize> {
-    let mut kept: Vec<usize> = by_process.iter().map(Vec::len).collect();
-    // The place of what each receipt receives: `None` when the logs never send it.
-    let source = |events: &[Parsed<A>]| -> Vec<Option<Option<(usize, usize)>>> {
+) -> Vec<Vec<usize>> {
+    let mut dangling: Vec<Vec<usize>> = vec![Vec::new(); by_process.len()];
+    for (q, events) in by_process.iter().enumerate() {
         let mut count: HashMap<(SnapshotId, ChannelId), usize> = HashMap::new();
-        events
-            .iter()
-            .map(|e| match &e.body {
-                Body::Receive { msg, .. } | Body::Loss { msg, .. } => {
-                    Some(sent.ids.get(msg).map(|s| (s.process, s.index)))
-                }
+        for (i, e) in events.iter().enumerate() {
+            let never_sent = match &e.body {
+                Body::Receive { msg, .. } | Body::Loss { msg, .. } => !sent.ids.contains_key(msg),
                 Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
                     let k = count.entry((*s, *channel)).or_default();
                     *k += 1;
-                    Some(sent.markers.get(&(*s, *channel)).and_then(|m| m.get(*k - 1)).copied())
+                    sent.markers.get(&(*s, *channel)).and_then(|m| m.get(*k - 1)).is_none()
                 }
-                Body::MarkerReceive { snapshot: None, .. } => Some(None),
-                _ => None,
-            })
-            .collect()
-    };
-    let sources: Vec<_> = by_process.iter().map(|events| source(events)).collect();
-    for (q, events) in by_process.iter().enumerate() {
-        let Some(i) = sources[q].iter().position(|s| matches!(s, Some(None))) else { continue };
-        kept[q] = i;
-        let e = &events[i];
-        let (channel, what) = match &e.body {
-            Body::Receive { channel, msg } => (*channel, format!("receives message {msg}")),
-            Body::Loss { channel, msg } => (*channel, format!("loses message {msg}")),
-            Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
-                (*channel, format!("receives a marker of snapshot {s}"))
+                Body::MarkerReceive { snapshot: None, .. } => true,
+                _ => false,
+            };
+            if never_sent {
+                dangling[q].push(i);
             }
-            Body::MarkerReceive { channel, .. } => (*channel, "receives a marker".to_string()),
+        }
+        let Some(&first) = dangling[q].first() else { continue };
+        let e = &events[first];
+        let (channel, what, message) = match &e.body {
+            Body::Receive { channel, msg } => (*channel, format!("receives message {msg}"), true),
+            Body::Loss { channel, msg } => (*channel, format!("loses message {msg}"), false),
+            Body::MarkerReceive { snapshot: Some(s), channel, .. } => {
+                (*channel, format!("receives a marker of snapshot {s}"), false)
+            }
+            Body::MarkerReceive { channel, .. } => (*channel, "receives a marker".to_string(), false),
             _ => continue,
         };
         let from = topology.channel(channel).from;
@@ -623,29 +722,19 @@ fn cut_damage<A: Application>(
             Some(l) => format!(" (it ends at {})", l.at),
             None => " (it has no events)".to_string(),
         };
+        let states = if interpreted && message { format!(", nor {receiver}'s states after it") } else { String::new() };
+        let more = match dangling[q].len() - 1 {
+            0 => String::new(),
+            1 => format!(" ({receiver} has 1 more such receipt)"),
+            n => format!(" ({receiver} has {n} more such receipts)"),
+        };
         damage.push(Damage {
             process: Some(from),
             at: Some(e.at.clone()),
             message: format!(
-                "{receiver} {what} on {label} that {sender}'s log never sends: {sender}'s log is incomplete{last}, and {receiver}'s events from here on are not judged"
+                "{receiver} {what} on {label} that {sender}'s log never sends: {sender}'s log is incomplete{last}, and the snapshots whose cut or channel records this may belong to are not judged{states}{more}"
             ),
         });
     }
-    loop {
-        let mut changed = false;
-        for q in 0..by_process.len() {
-            let cut = sources[q][..kept[q]].iter().position(|s| matches!(s, Some(Some((p, i))) if *i >= kept[*p]));
-            if let Some(i) = cut {
-                kept[q] = i;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    for (q, events) in by_process.iter().enumerate() {
-        damaged[q] |= kept[q] < events.len();
-    }
-    kept
+    dangling
 }

@@ -346,7 +346,7 @@ fn files_given_twice_and_text_that_is_not_utf8_are_refused() {
 }
 
 #[test]
-fn damage_is_cut_off_and_the_snapshots_it_touches_are_not_judged() {
+fn a_dangling_receipt_is_left_out_and_the_snapshots_it_touches_are_not_judged() {
     // P0's log cut mid-line after its record: P1's receipt of P0's later cart dangles.
     let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":{"jars":10,"sold":0}}
 {"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
@@ -364,22 +364,28 @@ fn damage_is_cut_off_and_the_snapshots_it_touches_are_not_judged() {
         messages,
         [
             "the file ends mid-line (a line of P0): the line is not read, and the last event read from it is at a.jsonl:2",
-            "P1 receives message \"late\" on P0->P1 that P0's log never sends: P0's log is incomplete (it ends at a.jsonl:2), and P1's events from here on are not judged",
+            "P1 receives message \"late\" on P0->P1 that P0's log never sends: P0's log is incomplete (it ends at a.jsonl:2), and the snapshots whose cut or channel records this may belong to are not judged, nor P1's states after it",
         ]
     );
     assert_eq!(logs.damage[1].process, Some(ProcessId(0)));
-    assert_eq!(logs.damaged, [true, true]);
-    assert_eq!(logs.kept, [(2, 2), (6, 3)]);
-    assert_eq!(logs.trace.events.len(), 5);
-    // Snapshot 0 is not judged: P0 never closes P1->P0 in what was read, and both ends' logs
-    // are damaged; snapshot 1 appears only in what was cut off.
+    // Only the receipt is left out: P1's other events are whole, its states from the receipt
+    // on unknown (the cart's size is).
+    assert_eq!(logs.damaged, [true, false]);
+    assert_eq!(logs.kept, [(2, 2), (6, 5)]);
+    assert_eq!(logs.dangling, [vec![], vec![3]]);
+    assert_eq!(logs.trace.events.len(), 7);
+    let internal = logs.origins.iter().position(|&o| o == (1, 4)).unwrap();
+    assert_eq!(logs.unknown, [None, Some(internal)]);
+    // Snapshot 0 is not judged: P0 never closes P1->P0 in what was read, and its log is
+    // damaged. Snapshot 1 is incomplete too (P0 never records it); were it complete, its cut at
+    // P1 would hold the dangling receipt.
     assert_eq!(logs.claims.len(), 2);
     assert!(
-        logs.claims[0].unjudged.as_ref().unwrap().contains("the damaged logs of P0, P1 did not hold"),
+        logs.claims[0].unjudged.as_ref().unwrap().contains("the damaged log of P0 did not hold"),
         "{:?}",
         logs.claims[0].unjudged
     );
-    assert!(logs.claims[1].unjudged.as_ref().unwrap().contains("P0, P1"), "{:?}", logs.claims[1].unjudged);
+    assert!(logs.claims[1].unjudged.as_ref().unwrap().contains("P0"), "{:?}", logs.claims[1].unjudged);
     // Whole files: a process with no events is damage too.
     let logs = read(&[("a.jsonl", "")]).unwrap();
     assert!(logs.damage.is_empty(), "no events at all is no run (the caller refuses it)");
