@@ -35,6 +35,9 @@ struct Judge<'a, A: LogApp> {
     sent: HashMap<&'a LogId, Sent<'a>>,
     /// Every receipt or loss read, by the logs' id: (process, index, is a loss).
     gone: HashMap<&'a LogId, (usize, usize, bool)>,
+    /// With opaque states, for each `record` line (process, index), the index of the line
+    /// whose logged state is the process's state at the same point of its history.
+    same_point: HashMap<(usize, usize), usize>,
 }
 
 /// The anomalies of each of `logs.claims`, in its order. With `opaque` states, a recorded state
@@ -44,8 +47,25 @@ struct Judge<'a, A: LogApp> {
 pub fn anomalies<A: LogApp>(topology: &Topology, logs: &Logs<A>, opaque: bool) -> Vec<Vec<Anomaly>> {
     let mut sent = HashMap::new();
     let mut gone = HashMap::new();
+    let mut same_point = HashMap::new();
     for (q, events) in logs.lines.iter().enumerate() {
+        // The last line whose logged state is still the process's state: markers and records
+        // leave a state as it is; a send's, receipt's or step's own logged state is the state
+        // right after it. A loss's logged state is not taken (the checker does not compare it).
+        let mut latest: Option<usize> = None;
         for (i, e) in events.iter().enumerate() {
+            if opaque && matches!(e.body, Body::Record { .. }) {
+                if let Some(at) = latest {
+                    same_point.insert((q, i), at);
+                }
+            }
+            let changes =
+                matches!(e.body, Body::Send { .. } | Body::Receive { .. } | Body::Loss { .. } | Body::Internal { .. });
+            match e.state {
+                Some(_) if !matches!(e.body, Body::Loss { .. }) => latest = Some(i),
+                _ if changes => latest = None,
+                _ => {}
+            }
             match &e.body {
                 Body::Send { channel, msg, .. } => {
                     sent.entry(msg).or_insert(Sent { channel: *channel, at: &e.at });
@@ -57,7 +77,7 @@ pub fn anomalies<A: LogApp>(topology: &Topology, logs: &Logs<A>, opaque: bool) -
             }
         }
     }
-    Judge { topology, logs, opaque, sent, gone }.anomalies()
+    Judge { topology, logs, opaque, sent, gone, same_point }.anomalies()
 }
 
 impl<A: LogApp> Judge<'_, A> {
@@ -123,21 +143,11 @@ impl<A: LogApp> Judge<'_, A> {
         found
     }
 
-    /// The state process `q` logged last before its event at `index`, when no send, receipt,
-    /// loss or internal step of `q` lies between (markers and records leave a state as it is; a
-    /// send's, receipt's or step's own logged state is the state right after it, so at the same
-    /// point). A loss's logged state is not taken: the checker does not compare it either.
+    /// The state process `q` logged last before its `record` line at `index`, when no send,
+    /// receipt, loss or internal step of `q` lies between (see `same_point`).
     fn state_at_the_same_point(&self, q: usize, index: usize) -> Option<(&A, &Location)> {
-        for e in self.logs.lines[q][..index].iter().rev() {
-            let changes =
-                matches!(e.body, Body::Send { .. } | Body::Receive { .. } | Body::Loss { .. } | Body::Internal { .. });
-            match &e.state {
-                Some(state) if !matches!(e.body, Body::Loss { .. }) => return Some((state, &e.at)),
-                _ if changes => return None,
-                _ => {}
-            }
-        }
-        None
+        let e = &self.logs.lines[q][*self.same_point.get(&(q, index))?];
+        e.state.as_ref().map(|state| (state, &e.at))
     }
 
     /// Whether the record at `index` of process `q` is logged just before a marker receipt
