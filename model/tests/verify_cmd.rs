@@ -418,3 +418,25 @@ fn hostile_logs_are_refused_with_messages_that_name_the_field_and_line() {
     let twice = format!("{a}: the same file is given twice (also as {a})", a = p("A.jsonl"));
     assert!(stderr(&o).contains(&twice), "{}", stderr(&o));
 }
+
+/// Logs read as the wrong application: the refusal names the line and the field, and the
+/// applications that take the value (an integer state is a balance, or opaque).
+#[test]
+fn a_value_the_chosen_app_does_not_take_names_the_apps_that_do() {
+    let dir = temp_dir("app-value");
+    std::fs::write(dir.join("two.top"), "2\nA 5\nB 5\nA B\nB A\n").unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    std::fs::write(
+        dir.join("A.jsonl"),
+        "{\"process\":\"A\",\"seq\":0,\"kind\":\"record\",\"snapshot\":0,\"state\":7}\n",
+    )
+    .unwrap();
+    let o = model(&["verify", "--topology", &p("two.top"), "--trace", &p("A.jsonl"), "--app", "bank"]);
+    assert_eq!(exit(&o), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let expected = format!(
+        "{}:1: not an event: `state`: invalid type: integer `7`, expected struct Bank (column 61) (read as \
+         --app bank; this `state` fits --app balance, --app none)",
+        p("A.jsonl")
+    );
+    assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
+}

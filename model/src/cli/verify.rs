@@ -16,7 +16,7 @@ use chandy_lamport::apps::json::{Balance, Opaque};
 use chandy_lamport::apps::orders::Orders;
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
-use chandy_lamport::formats::jsonl::{LogApp, NotClean, Source};
+use chandy_lamport::formats::jsonl::{LogApp, LogProblem, NotClean, Source};
 use chandy_lamport::formats::top::TopFile;
 use chandy_lamport::logs::text::print_outcome;
 use chandy_lamport::logs::{
@@ -164,7 +164,7 @@ pub fn run(
             judge_logs(t, initial, source, &Semantics::opaque(), reader, &mut ticker)
         }
     }
-    .map_err(cannot_judge)?;
+    .map_err(|e| cannot_judge(e, app))?;
     let outcome =
         Judgement { app: app.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(), ..outcome };
     to_stdout(|out| {
@@ -178,9 +178,47 @@ pub fn run(
     Ok(ExitCode::from(outcome.exit_code))
 }
 
-/// The library's error, as the command says it.
-fn cannot_judge(e: LogsError) -> anyhow::Error {
+/// The library's error, as the command says it: a value of the application's data that the
+/// chosen `--app` does not take also names the applications that take it.
+fn cannot_judge(e: LogsError, app: LogKind) -> anyhow::Error {
+    if let LogsError::Read(read) = &e {
+        if let LogProblem::AppValue { field, value, .. } = &*read.problem {
+            let fitting: Vec<String> = LogKind::value_variants()
+                .iter()
+                .filter(|kind| kind.takes(field, value))
+                .map(|kind| format!("--app {}", kind.name()))
+                .collect();
+            let (app, fitting) = (app.name(), fitting.join(", "));
+            return anyhow::anyhow!("{e} (read as --app {app}; this `{field}` fits {fitting})");
+        }
+    }
     anyhow::Error::new(e)
+}
+
+impl LogKind {
+    /// The name `--app` takes.
+    fn name(self) -> String {
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
+
+    /// Whether this application reads `value` as its `field` (`state`, `payload` or `step`).
+    fn takes(self, field: &str, value: &serde_json::Value) -> bool {
+        fn reads<A: LogApp>(field: &str, value: &serde_json::Value) -> bool {
+            let value = value.clone();
+            match field {
+                "state" => serde_json::from_value::<A>(value).is_ok(),
+                "payload" => serde_json::from_value::<A::Msg>(value).is_ok(),
+                _ => serde_json::from_value::<A::Step>(value).is_ok(),
+            }
+        }
+        match self {
+            LogKind::Bank => reads::<Bank>(field, value),
+            LogKind::Orders => reads::<Orders>(field, value),
+            LogKind::Stream => reads::<Stream>(field, value),
+            LogKind::Balance => reads::<Balance>(field, value),
+            LogKind::None => reads::<Opaque>(field, value),
+        }
+    }
 }
 
 /// `--initial FILE` read by the library, its refusals naming the flag.

@@ -30,6 +30,20 @@ pub enum LogProblem {
     /// JSON, but not an event: an unknown field or kind, a missing field, a wrong type.
     #[error("not an event: {0}")]
     BadValue(String),
+    /// A field holding the application's data (`state`, `payload` or `step`) whose value the
+    /// application the logs are read as does not take: `value`, kept so that whoever chose the
+    /// application can say which one takes it.
+    #[error("not an event: `{path}`: {message}")]
+    AppValue {
+        /// The field: `state`, `payload` or `step`.
+        field: &'static str,
+        /// Where in the line serde stopped (`state`, or a path inside it: `state.jars`).
+        path: String,
+        /// serde's message, with the column.
+        message: String,
+        /// The field's value as the line gives it.
+        value: serde_json::Value,
+    },
     /// A field the line's kind needs is missing.
     #[error("this {kind} line needs the field `{field}`")]
     MissingField {

@@ -68,7 +68,15 @@ impl<'t> Resolver<'t> {
             let message = json_message(&e);
             // Valid JSON that is not an event is a bad value, wherever serde stopped.
             let valid = serde_json::from_str::<serde_json::Value>(text);
+            let app_field = ["state", "payload", "step"]
+                .into_iter()
+                .find(|f| path == *f || path.strip_prefix(f).is_some_and(|rest| rest.starts_with(['.', '['])));
             err(match valid {
+                Ok(serde_json::Value::Object(mut object)) if app_field.is_some_and(|f| object.contains_key(f)) => {
+                    let field = app_field.unwrap_or_default();
+                    let value = object.remove(field).unwrap_or_default();
+                    LogProblem::AppValue { field, path, message, value }
+                }
                 Ok(serde_json::Value::Object(_)) if path != "." => LogProblem::BadValue(format!("`{path}`: {message}")),
                 Ok(serde_json::Value::Object(_)) => LogProblem::BadValue(message),
                 Ok(other) => LogProblem::BadValue(format!(
