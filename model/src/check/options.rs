@@ -19,14 +19,19 @@ pub enum Strategy {
     Simulation,
 }
 
+/// An unknown strategy name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown strategy {0:?}: expected bfs, dfs or simulation")]
+pub struct UnknownStrategy(pub String);
+
 impl std::str::FromStr for Strategy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownStrategy;
+    fn from_str(s: &str) -> Result<Self, UnknownStrategy> {
         match s {
             "bfs" => Ok(Strategy::Bfs),
             "dfs" => Ok(Strategy::Dfs),
             "simulation" => Ok(Strategy::Simulation),
-            other => Err(format!("unknown strategy {other:?}: expected bfs, dfs or simulation")),
+            other => Err(UnknownStrategy(other.to_string())),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! finished run), and the result collected from the checker.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
@@ -14,15 +15,95 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, Path, UniformChoos
 use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, group, CheckResult, PropertyResult, ShardInfo, Stop, Verdict, EXIT_OK};
 use super::shards::{config_key, seal, VERSION};
-use crate::engine::dfs::{paths, Engine, Found, Limits};
-use crate::engine::distributed::{self, Disk, Hooks, Progress};
+use crate::engine::dfs::{paths, Engine, Found, Limits, SpawnError};
+use crate::engine::distributed::{self, Disk, Hooks, Progress, SearchError};
 use crate::engine::ranks::Ranks;
 use crate::engine::shard::Sharded;
-use crate::reduce::symmetry::representative;
+use crate::reduce::symmetry::{representative, SymmetryError};
 use crate::system::action::Act;
 use crate::system::config::Resolved;
 use crate::system::machine::SnapshotModel;
+use crate::system::setting::{Names, Setting, Wording};
 use crate::system::state::State;
+
+/// Why a check cannot run, or failed.
+#[derive(Debug)]
+pub enum CheckError {
+    /// A shard with a strategy other than depth-first (the strategy given).
+    ShardStrategy(Strategy),
+    /// A distributed check with a shard or the simulation strategy.
+    Distributed,
+    /// Symmetry cannot be turned on.
+    Symmetry(SymmetryError),
+    /// The depth-first engine cannot start.
+    Spawn(SpawnError),
+    /// The distributed search failed.
+    Search(SearchError),
+    /// A checker thread panicked.
+    Panicked,
+}
+
+impl Wording for CheckError {
+    fn write(&self, f: &mut fmt::Formatter<'_>, names: Names) -> fmt::Result {
+        let strategy = |s: &'static str| Setting::Strategy.with(s, names);
+        match self {
+            CheckError::ShardStrategy(s) => write!(
+                f,
+                "{} splits an exhaustive depth-first search: use it with {} (the default), not {}",
+                Setting::Shard.name(names),
+                strategy("dfs"),
+                strategy(if *s == Strategy::Bfs { "bfs" } else { "simulation" })
+            ),
+            CheckError::Distributed => write!(
+                f,
+                "{} is one exhaustive breadth-first search: not with {} or {}",
+                Setting::Distributed.name(names),
+                Setting::Shard.name(names),
+                strategy("simulation")
+            ),
+            CheckError::Symmetry(e) => e.write(f, names),
+            CheckError::Spawn(e) => write!(f, "{e}"),
+            CheckError::Search(e) => write!(f, "{e}"),
+            CheckError::Panicked => f.write_str("a checker thread panicked"),
+        }
+    }
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, Names::Fields)
+    }
+}
+
+/// As `#[error(transparent)]` would: a wrapped error is shown as itself, with its source.
+impl std::error::Error for CheckError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CheckError::Symmetry(e) => e.source(),
+            CheckError::Spawn(e) => e.source(),
+            CheckError::Search(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+impl From<SymmetryError> for CheckError {
+    fn from(e: SymmetryError) -> Self {
+        CheckError::Symmetry(e)
+    }
+}
+
+impl From<SpawnError> for CheckError {
+    fn from(e: SpawnError) -> Self {
+        CheckError::Spawn(e)
+    }
+}
+
+impl From<SearchError> for CheckError {
+    fn from(e: SearchError) -> Self {
+        CheckError::Search(e)
+    }
+}
 
 /// Checks `model` and collects every verdict. Progress lines (states, unique states, states per
 /// second, depth, resident memory, elapsed time; at most one each `progress_every`) and
@@ -32,16 +113,9 @@ pub fn check<A: Spec>(
     mut model: SnapshotModel<A>,
     opts: &CheckOptions,
     mut progress: Option<&mut (dyn Write + Send)>,
-) -> Result<CheckResult, String> {
+) -> Result<CheckResult, CheckError> {
     if opts.shard.is_some() && opts.strategy != Strategy::Dfs {
-        return Err(format!(
-            "--shard splits an exhaustive depth-first search: use it with --strategy dfs (the default), not \
-             --strategy {}",
-            match opts.strategy {
-                Strategy::Bfs => "bfs",
-                _ => "simulation",
-            }
-        ));
+        return Err(CheckError::ShardStrategy(opts.strategy));
     }
     let estimate = prepare(&mut model, opts, &mut progress)?;
     let start = Instant::now();
@@ -107,10 +181,9 @@ pub fn check_distributed<A: Spec>(
     opts: &CheckOptions,
     ranks: &dyn Ranks,
     mut progress: Option<&mut (dyn Write + Send)>,
-) -> Result<CheckResult, String> {
+) -> Result<CheckResult, CheckError> {
     if opts.shard.is_some() || opts.strategy == Strategy::Simulation {
-        return Err("--distributed is one exhaustive breadth-first search: not with --shard or --strategy simulation"
-            .to_string());
+        return Err(CheckError::Distributed);
     }
     let estimate = prepare(&mut model, opts, &mut progress)?;
     let start = Instant::now();
@@ -215,7 +288,7 @@ fn prepare<A: Spec>(
     model: &mut SnapshotModel<A>,
     opts: &CheckOptions,
     progress: &mut Option<&mut (dyn Write + Send)>,
-) -> Result<Option<f64>, String> {
+) -> Result<Option<f64>, CheckError> {
     if opts.symmetry {
         let size = model.enable_symmetry()?;
         if let Some(w) = progress.as_deref_mut() {
@@ -332,7 +405,7 @@ fn drive<A: Spec, C>(
     mut progress: Option<&mut (dyn Write + Send)>,
     start: Instant,
     estimate: Option<f64>,
-) -> Result<CheckResult, String>
+) -> Result<CheckResult, CheckError>
 where
     C: Checker<SnapshotModel<A>>,
 {
@@ -384,7 +457,7 @@ where
     };
     if stopped.is_none() {
         for h in handles {
-            h.join().map_err(|_| "a checker thread panicked".to_string())?;
+            h.join().map_err(|_| CheckError::Panicked)?;
         }
     }
     // On a stop the workers are left to end on their own (see `CheckOptions::timeout`); the
@@ -494,6 +567,61 @@ fn collect<A: Spec, C: Checker<SnapshotModel<A>>>(
 mod tests {
     use super::*;
     use crate::system::config::{Config, InitiatorSpec, TopologySpec};
+    use chandy_lamport::apps::bank::Bank;
+
+    #[test]
+    fn check_errors_name_options_and_the_command_words_them_with_flags() {
+        let model = || SnapshotModel::<Bank>::new(Config::default().resolve().expect("valid"));
+        let opts = CheckOptions {
+            strategy: Strategy::Bfs,
+            shard: Some(crate::engine::shard::ShardSpec { index: 0, count: 2 }),
+            ..CheckOptions::default()
+        };
+        let e = check(model(), &opts, None).expect_err("a shard is depth-first");
+        assert_eq!(
+            e.to_string(),
+            "shard splits an exhaustive depth-first search: use it with strategy = dfs (the default), not strategy = \
+             bfs"
+        );
+        let flags = e.worded(Names::Flags).to_string();
+        assert_eq!(
+            flags,
+            "--shard splits an exhaustive depth-first search: use it with --strategy dfs (the default), not \
+             --strategy bfs"
+        );
+        let opts = CheckOptions { strategy: Strategy::Simulation, ..CheckOptions::default() };
+        let e = check_distributed(model(), &opts, &crate::engine::ranks::Threads::group(1)[0], None)
+            .expect_err("distributed is breadth-first");
+        assert_eq!(
+            e.to_string(),
+            "check_distributed is one exhaustive breadth-first search: not with shard or strategy = simulation"
+        );
+        let mut literal = Config { procs: Some(2), mode: crate::system::config::Mode::Literal, ..Config::default() };
+        literal.sends = 1;
+        let opts = CheckOptions { symmetry: true, ..CheckOptions::default() };
+        let e = check(SnapshotModel::<Bank>::new(literal.resolve().expect("valid")), &opts, None)
+            .expect_err("literal has no symmetry");
+        assert_eq!(e.to_string(), "symmetry cannot be used with mode = literal (the history names the houses)");
+        let flags = e.worded(Names::Flags).to_string();
+        assert_eq!(flags, "--symmetry cannot be used with --properties literal (the history names the houses)");
+    }
+
+    #[test]
+    fn shard_errors_name_the_file_and_the_option() {
+        let cfg = Config { procs: Some(2), sends: 1, ..Config::default() };
+        let opts = CheckOptions { threads: 1, ..CheckOptions::default() };
+        let result = check(SnapshotModel::<Bank>::new(cfg.resolve().expect("valid")), &opts, None).expect("checked");
+        let e = super::super::shards::check_shard("a.json", &result).expect_err("not a shard's");
+        assert!(matches!(&e, super::super::shards::ShardError::NotAShard { file } if file == "a.json"), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "a.json: not a shard's result (no \"shard\" object): write each with the JSON of a check with `shard` set"
+        );
+        assert_eq!(
+            e.worded(Names::Flags).to_string(),
+            "a.json: not a shard's result (no \"shard\" object): write each with `model check --shard I/N --json`"
+        );
+    }
 
     fn estimate(procs: usize, topology: TopologySpec, sends: u8, snapshots: u8) -> f64 {
         let config = Config {

@@ -1,7 +1,12 @@
 //! A check split into shards (`model check --shard I/N`): the key naming what shards must share,
 //! and their results merged into one verdict (`model merge`).
 
+use std::fmt;
+
+use thiserror::Error;
+
 use crate::system::config::Resolved;
+use crate::system::setting::{Names, Setting, Wording};
 
 use super::options::{CheckOptions, Strategy};
 use super::report::{conclude, CheckResult, MergeInfo, MergedShard, PropertyResult, ShardInfo, Verdict};
@@ -123,7 +128,7 @@ pub fn roots_of(index: usize, count: usize, frontier: usize) -> usize {
 /// `bound` and no `stopped`), the undecided verdicts only when it was not; `ok` and `exit_code`
 /// are what the verdicts give; it searched at least its roots (and shard 0 its prefix) unless
 /// the prefix alone decided the check. Returns its `shard` object.
-pub fn check_shard(file: &str, result: &CheckResult) -> Result<ShardInfo, String> {
+pub fn check_shard(file: &str, result: &CheckResult) -> Result<ShardInfo, ShardError> {
     let info = shard_info(file, result)?;
     check_digest(file, result)?;
     check_content(file, result, &info)?;
@@ -131,121 +136,92 @@ pub fn check_shard(file: &str, result: &CheckResult) -> Result<ShardInfo, String
 }
 
 /// A result's `shard` object, or the error naming `file` that it has none.
-fn shard_info(file: &str, result: &CheckResult) -> Result<ShardInfo, String> {
-    result.shard.clone().ok_or_else(|| {
-        format!("{file}: not a shard's result (no \"shard\" object): write each with `model check --shard I/N --json`")
-    })
+fn shard_info(file: &str, result: &CheckResult) -> Result<ShardInfo, ShardError> {
+    result.shard.clone().ok_or_else(|| ShardError::NotAShard { file: file.to_string() })
 }
 
 /// Whether a shard's result carries its own [`digest`] (`shard.digest`), naming `file` if not.
-pub fn check_digest(file: &str, result: &CheckResult) -> Result<(), String> {
+pub fn check_digest(file: &str, result: &CheckResult) -> Result<(), ShardError> {
     let info = shard_info(file, result)?;
     match &info.digest {
-        None => Err(format!(
-            "{file}: shard.digest: missing: write each shard with `model check --shard I/N --json` of this build"
-        )),
-        Some(d) if *d != digest(result) => Err(format!(
-            "{file}: shard.digest: the content does not match its digest: the file was edited or damaged after the \
-             shard wrote it; run the shard again"
-        )),
+        None => Err(ShardError::NoDigest { file: file.to_string() }),
+        Some(d) if *d != digest(result) => Err(ShardError::DigestMismatch { file: file.to_string() }),
         Some(_) => Ok(()),
     }
 }
 
 /// [`check_shard`] but the digest: whether a shard's result (`info` its `shard` object) is
 /// consistent in itself.
-pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Result<(), String> {
+pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Result<(), ShardError> {
+    content(result, info).map_err(|problem| ShardError::Content { file: file.to_string(), problem })
+}
+
+/// [`check_content`]'s problem, if any.
+fn content(result: &CheckResult, info: &ShardInfo) -> Result<(), ContentProblem> {
     let part = &info.part;
-    let bad = |field: &str, why: String| Err(format!("{file}: {field}: {why}"));
     if result.merged.is_some() {
-        return bad("merged", "a merge's result, not a shard's: merge the shards' own files".into());
+        return Err(ContentProblem::Merged);
     }
     if part.count == 0 {
-        return bad("shard.count", "0: a check splits into at least one shard".into());
+        return Err(ContentProblem::NoShards);
     }
     if part.index >= part.count {
-        return bad("shard.index", format!("shard {}/{}: the index must be below the count", part.index, part.count));
+        return Err(ContentProblem::Index { index: part.index, count: part.count });
     }
     let want = roots_of(part.index, part.count, part.frontier);
     if part.roots != want {
-        return bad(
-            "shard.roots",
-            format!(
-                "{}, but shard {}/{} of a frontier of {} states searches from {want} of them (frontier states j with \
-                 j·N/F = I)",
-                part.roots, part.index, part.count, part.frontier
-            ),
-        );
+        return Err(ContentProblem::Roots {
+            roots: part.roots,
+            index: part.index,
+            count: part.count,
+            frontier: part.frontier,
+            want,
+        });
     }
     if part.prefix_states < part.split_depth {
-        return bad(
-            "shard.prefix_states",
-            format!(
-                "{} states above split depth {}: every level above it holds at least one",
-                part.prefix_states, part.split_depth
-            ),
-        );
+        return Err(ContentProblem::Prefix { prefix_states: part.prefix_states, split_depth: part.split_depth });
     }
     if part.split_depth == 0 && part.prefix_states != 0 {
-        return bad("shard.prefix_states", format!("{} states above split depth 0", part.prefix_states));
+        return Err(ContentProblem::PrefixAtZero(part.prefix_states));
     }
     if result.exhaustive != result.bound.is_none() {
-        return bad(
-            "exhaustive",
-            format!(
-                "{} with bound {:?}: a part is exhaustive exactly when it has no bound",
-                result.exhaustive, result.bound
-            ),
-        );
+        return Err(ContentProblem::Exhaustive { exhaustive: result.exhaustive, bound: result.bound.clone() });
     }
     if result.exhaustive && result.stopped.is_some() {
-        return bad("exhaustive", "true, but the run was stopped".into());
+        return Err(ContentProblem::Stopped);
     }
     for p in &result.properties {
-        let what = format!("property {:?}", p.name);
-        let (discovery, undecided, decided) = match p.expectation.as_str() {
-            "always" => (Verdict::Counterexample, Verdict::NoCounterexampleYet, Verdict::Holds),
-            "sometimes" => (Verdict::ExampleFound, Verdict::NoExampleYet, Verdict::NoExample),
-            other => return bad("expectation", format!("{what}: {other:?}: expected \"always\" or \"sometimes\"")),
+        let property = || p.name.clone();
+        let Some((discovery, undecided, decided)) = verdicts_of(&p.expectation) else {
+            return Err(ContentProblem::Expectation { property: property(), expectation: p.expectation.clone() });
         };
-        let v = p.verdict;
-        if v != discovery && v != undecided && v != decided {
-            return bad(
-                "verdict",
-                format!(
-                    "{what}: {} {}-property cannot be \"{}\" (its verdicts: {}, {}, {})",
-                    if p.expectation == "always" { "an" } else { "a" },
-                    p.expectation,
-                    v.label(),
-                    discovery.label(),
-                    decided.label(),
-                    undecided.label()
-                ),
-            );
+        let verdict = p.verdict;
+        if verdict != discovery && verdict != undecided && verdict != decided {
+            return Err(ContentProblem::Verdict { property: property(), expectation: p.expectation.clone(), verdict });
         }
-        if v == discovery {
+        if verdict == discovery {
             if p.path.as_ref().is_none_or(Vec::is_empty) {
-                return bad("path", format!("{what}: {} with no steps", v.label()));
+                return Err(ContentProblem::NoSteps { property: property(), verdict });
             }
         } else {
             if p.path.is_some() || p.link.is_some() {
-                return bad("path", format!("{what}: \"{}\" with a path: only a discovery has one", v.label()));
+                return Err(ContentProblem::Path { property: property(), verdict });
             }
-            if v == undecided && result.exhaustive {
-                return bad("verdict", format!("{what}: \"{}\" in an exhaustive part", v.label()));
+            if verdict == undecided && result.exhaustive {
+                return Err(ContentProblem::Undecided { property: property(), verdict });
             }
-            if v == decided && !result.exhaustive {
-                return bad("verdict", format!("{what}: \"{}\" in a part not searched to the end", v.label()));
+            if verdict == decided && !result.exhaustive {
+                return Err(ContentProblem::Decided { property: property(), verdict });
             }
         }
     }
     let mut expected = result.clone();
     conclude(&mut expected, &CheckOptions { strategy: Strategy::Dfs, depth: info.depth, ..CheckOptions::default() });
     if result.exit_code != expected.exit_code {
-        return bad("exit_code", format!("{}, but its verdicts give {}", result.exit_code, expected.exit_code));
+        return Err(ContentProblem::ExitCode { given: result.exit_code, expected: expected.exit_code });
     }
     if result.ok != expected.ok {
-        return bad("ok", format!("{}, but its verdicts give {}", result.ok, expected.ok));
+        return Err(ContentProblem::Ok { given: result.ok, expected: expected.ok });
     }
     // Shard 0 skips its roots when the prefix alone decided every property (or failed one under
     // --stop-on-failure); its part then is not exhaustive.
@@ -255,15 +231,13 @@ pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Resu
             || result.properties.iter().any(|p| p.verdict == Verdict::Counterexample));
     let owned = if part.index == 0 { part.prefix_states } else { 0 } + if skipped { 0 } else { part.roots };
     if result.unique_states < owned {
-        return bad(
-            "unique_states",
-            format!(
-                "{}, fewer than the {owned} states the shard searches from ({} roots{})",
-                result.unique_states,
-                part.roots,
-                if part.index == 0 { format!(" and {} prefix states", part.prefix_states) } else { String::new() }
-            ),
-        );
+        return Err(ContentProblem::UniqueStates {
+            unique_states: result.unique_states,
+            owned,
+            roots: part.roots,
+            index: part.index,
+            prefix_states: part.prefix_states,
+        });
     }
     Ok(())
 }
@@ -278,29 +252,35 @@ pub fn check_content(file: &str, result: &CheckResult, info: &ShardInfo) -> Resu
 /// configurations, versions, counts, depth bounds, splits (split depth, prefix, frontier) or
 /// properties, an index given twice, and roots that do not add up to the frontier; and on a
 /// missing shard.
-pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> {
+pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, ShardError> {
     let mut parts: Vec<(String, CheckResult, ShardInfo)> = Vec::new();
     for (file, result) in inputs {
         let info = shard_info(&file, &result)?;
         check_digest(&file, &result)?;
         if let Some((first, r, f)) = parts.first() {
             if info.part.count != f.part.count {
-                return Err(format!(
-                    "{file}: shard {}/{}, but {first} is shard {}/{}: shards of one check share one count N",
-                    info.part.index, info.part.count, f.part.index, f.part.count
-                ));
+                return Err(ShardError::Count {
+                    file,
+                    shard: (info.part.index, info.part.count),
+                    first: first.clone(),
+                    first_shard: (f.part.index, f.part.count),
+                });
             }
             if info.version != f.version {
-                return Err(format!(
-                    "{file}: written by model {}, but {first} by model {}: run every shard with the same build",
-                    info.version, f.version
-                ));
+                return Err(ShardError::Version {
+                    file,
+                    version: info.version,
+                    first: first.clone(),
+                    first_version: f.version.clone(),
+                });
             }
             if info.config != f.config {
-                return Err(format!(
-                    "{file}: shard of a different configuration than {first}:\n  {file}: {}\n  {first}: {}",
-                    info.config, f.config
-                ));
+                return Err(ShardError::Config {
+                    file,
+                    config: info.config,
+                    first: first.clone(),
+                    first_config: f.config.clone(),
+                });
             }
             let show = |d: Option<usize>| d.map_or("none".to_string(), |d| d.to_string());
             let shared = [
@@ -311,27 +291,24 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
             ];
             for (field, mine, theirs) in shared {
                 if mine != theirs {
-                    return Err(format!(
-                        "{file}: shard.{field}: {mine}, but {theirs} in {first}: the shards of one check agree \
-                         on it (the same split, from the same prefix)"
-                    ));
+                    return Err(ShardError::Split { file, field, mine, theirs, first: first.clone() });
                 }
             }
             let names = |r: &CheckResult| {
                 r.properties.iter().map(|p| (p.name.clone(), p.expectation.clone())).collect::<Vec<_>>()
             };
             if names(&result) != names(r) {
-                return Err(format!("{file}: properties: its properties differ from {first}'s"));
+                return Err(ShardError::Properties { file, first: first.clone() });
             }
         }
         check_content(&file, &result, &info)?;
         if let Some((other, _, _)) = parts.iter().find(|(_, _, f)| f.part.index == info.part.index) {
-            return Err(format!("{file}: shard {}/{} again (also in {other})", info.part.index, info.part.count));
+            return Err(ShardError::Again { file, shard: (info.part.index, info.part.count), other: other.clone() });
         }
         parts.push((file, result, info));
     }
     let Some((_, _, first)) = parts.first() else {
-        return Err("no shard results to merge".to_string());
+        return Err(ShardError::Nothing);
     };
     let (prefix_states, frontier) = (first.part.prefix_states, first.part.frontier);
     let (count, split_depth, config, version, depth) =
@@ -340,24 +317,16 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
         .filter(|i| parts.iter().all(|(_, _, f)| f.part.index != *i))
         .map(|i| format!("{i}/{count}"))
         .collect();
-    match missing.len() {
-        0 => {}
-        1 => return Err(format!("missing shard {}: every shard's result is needed for a verdict", missing[0])),
-        _ => {
-            return Err(format!("missing shards {}: every shard's result is needed for a verdict", missing.join(", ")))
-        }
+    if !missing.is_empty() {
+        return Err(ShardError::Missing(missing));
     }
     parts.sort_by_key(|(_, _, f)| f.part.index);
     // Each shard's roots are its block of the frontier (checked above), so together they are
     // the frontier; checked again as a whole.
     let roots: usize = parts.iter().map(|(_, _, f)| f.part.roots).sum();
     if roots != frontier {
-        let each: Vec<String> = parts.iter().map(|(file, _, f)| format!("{file}: {}", f.part.roots)).collect();
-        return Err(format!(
-            "shard.roots: the shards searched from {roots} frontier states together ({}), but the frontier holds \
-             {frontier}",
-            each.join(", ")
-        ));
+        let each = parts.iter().map(|(file, _, f)| (file.clone(), f.part.roots)).collect();
+        return Err(ShardError::Roots { roots, each, frontier });
     }
 
     let exhaustive_all = parts.iter().all(|(_, r, _)| r.exhaustive);
@@ -430,4 +399,347 @@ pub fn merge(inputs: Vec<(String, CheckResult)>) -> Result<CheckResult, String> 
     let opts = CheckOptions { strategy: Strategy::Dfs, depth, ..CheckOptions::default() };
     conclude(&mut result, &opts);
     Ok(result)
+}
+
+/// Why a file is not a shard's result that merges, or why shards' results do not merge. Every
+/// error about one file names it (`file`).
+#[derive(Debug, Error)]
+pub enum ShardError {
+    /// No `shard` object: not a shard's result.
+    NotAShard {
+        /// The file.
+        file: String,
+    },
+    /// No `shard.digest`.
+    NoDigest {
+        /// The file.
+        file: String,
+    },
+    /// `shard.digest` does not match the content.
+    DigestMismatch {
+        /// The file.
+        file: String,
+    },
+    /// A result not consistent in itself.
+    Content {
+        /// The file.
+        file: String,
+        /// What is wrong, naming the field.
+        problem: ContentProblem,
+    },
+    /// Shards of different counts `N`.
+    Count {
+        /// The file.
+        file: String,
+        /// Its `I/N`.
+        shard: (usize, usize),
+        /// The first file.
+        first: String,
+        /// The first file's `I/N`.
+        first_shard: (usize, usize),
+    },
+    /// Shards written by different builds.
+    Version {
+        /// The file.
+        file: String,
+        /// Its version.
+        version: String,
+        /// The first file.
+        first: String,
+        /// The first file's version.
+        first_version: String,
+    },
+    /// Shards of different configurations.
+    Config {
+        /// The file.
+        file: String,
+        /// Its configuration key.
+        config: String,
+        /// The first file.
+        first: String,
+        /// The first file's configuration key.
+        first_config: String,
+    },
+    /// Shards of different splits or depth bounds.
+    Split {
+        /// The file.
+        file: String,
+        /// The field of `shard` that differs (`depth`, `split_depth`, `prefix_states`, `frontier`).
+        field: &'static str,
+        /// Its value there.
+        mine: String,
+        /// Its value in the first file.
+        theirs: String,
+        /// The first file.
+        first: String,
+    },
+    /// Shards with different properties.
+    Properties {
+        /// The file.
+        file: String,
+        /// The first file.
+        first: String,
+    },
+    /// A shard given twice.
+    Again {
+        /// The file.
+        file: String,
+        /// Its `I/N`.
+        shard: (usize, usize),
+        /// The other file with that shard.
+        other: String,
+    },
+    /// Nothing to merge.
+    Nothing,
+    /// Shards missing (`I/N` each).
+    Missing(Vec<String>),
+    /// Roots that do not add up to the frontier.
+    Roots {
+        /// The roots of all shards together.
+        roots: usize,
+        /// Each file's roots.
+        each: Vec<(String, usize)>,
+        /// The frontier.
+        frontier: usize,
+    },
+}
+
+/// How to write a shard's result: the command, or the option.
+fn write_shards(names: Names) -> String {
+    match names {
+        Names::Flags => format!("`model check {} I/N --json`", Setting::Shard.flag()),
+        Names::Fields => format!("the JSON of a check with `{}` set", Setting::Shard.field()),
+    }
+}
+
+impl Wording for ShardError {
+    fn write(&self, f: &mut fmt::Formatter<'_>, names: Names) -> fmt::Result {
+        match self {
+            ShardError::NotAShard { file } => {
+                write!(f, "{file}: not a shard's result (no \"shard\" object): write each with {}", write_shards(names))
+            }
+            ShardError::NoDigest { file } => {
+                write!(f, "{file}: shard.digest: missing: write each shard with {} of this build", write_shards(names))
+            }
+            ShardError::DigestMismatch { file } => write!(
+                f,
+                "{file}: shard.digest: the content does not match its digest: the file was edited or damaged after \
+                 the shard wrote it; run the shard again"
+            ),
+            ShardError::Content { file, problem } => write!(f, "{file}: {problem}"),
+            ShardError::Count { file, shard: (i, n), first, first_shard: (fi, fn_) } => write!(
+                f,
+                "{file}: shard {i}/{n}, but {first} is shard {fi}/{fn_}: shards of one check share one count N"
+            ),
+            ShardError::Version { file, version, first, first_version } => write!(
+                f,
+                "{file}: written by model {version}, but {first} by model {first_version}: run every shard with the \
+                 same build"
+            ),
+            ShardError::Config { file, config, first, first_config } => write!(
+                f,
+                "{file}: shard of a different configuration than {first}:\n  {file}: {config}\n  {first}: \
+                 {first_config}"
+            ),
+            ShardError::Split { file, field, mine, theirs, first } => write!(
+                f,
+                "{file}: shard.{field}: {mine}, but {theirs} in {first}: the shards of one check agree on it (the \
+                 same split, from the same prefix)"
+            ),
+            ShardError::Properties { file, first } => {
+                write!(f, "{file}: properties: its properties differ from {first}'s")
+            }
+            ShardError::Again { file, shard: (i, n), other } => {
+                write!(f, "{file}: shard {i}/{n} again (also in {other})")
+            }
+            ShardError::Nothing => write!(f, "no shard results to merge"),
+            ShardError::Missing(missing) => write!(
+                f,
+                "missing shard{} {}: every shard's result is needed for a verdict",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", ")
+            ),
+            ShardError::Roots { roots, each, frontier } => write!(
+                f,
+                "shard.roots: the shards searched from {roots} frontier states together ({}), but the frontier \
+                 holds {frontier}",
+                each.iter().map(|(file, r)| format!("{file}: {r}")).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, Names::Fields)
+    }
+}
+
+/// What is inconsistent in a shard's result, naming the field.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum ContentProblem {
+    /// A merge's result.
+    #[error("merged: a merge's result, not a shard's: merge the shards' own files")]
+    Merged,
+    /// `N` is 0.
+    #[error("shard.count: 0: a check splits into at least one shard")]
+    NoShards,
+    /// `I` not below `N`.
+    #[error("shard.index: shard {index}/{count}: the index must be below the count")]
+    Index {
+        /// `I`.
+        index: usize,
+        /// `N`.
+        count: usize,
+    },
+    /// Roots that are not the shard's block of the frontier.
+    #[error(
+        "shard.roots: {roots}, but shard {index}/{count} of a frontier of {frontier} states searches from {want} of \
+         them (frontier states j with j·N/F = I)"
+    )]
+    Roots {
+        /// Given.
+        roots: usize,
+        /// `I`.
+        index: usize,
+        /// `N`.
+        count: usize,
+        /// The frontier.
+        frontier: usize,
+        /// The block's size.
+        want: usize,
+    },
+    /// Fewer prefix states than levels above the split.
+    #[error(
+        "shard.prefix_states: {prefix_states} states above split depth {split_depth}: every level above it holds at \
+         least one"
+    )]
+    Prefix {
+        /// Given.
+        prefix_states: usize,
+        /// The split depth.
+        split_depth: usize,
+    },
+    /// Prefix states above split depth 0.
+    #[error("shard.prefix_states: {0} states above split depth 0")]
+    PrefixAtZero(usize),
+    /// `exhaustive` disagrees with `bound`.
+    #[error("exhaustive: {exhaustive} with bound {bound:?}: a part is exhaustive exactly when it has no bound")]
+    Exhaustive {
+        /// Given.
+        exhaustive: bool,
+        /// Given.
+        bound: Option<String>,
+    },
+    /// Exhaustive but stopped.
+    #[error("exhaustive: true, but the run was stopped")]
+    Stopped,
+    /// An expectation other than always or sometimes.
+    #[error("expectation: property {property:?}: {expectation:?}: expected \"always\" or \"sometimes\"")]
+    Expectation {
+        /// The property.
+        property: String,
+        /// Its expectation.
+        expectation: String,
+    },
+    /// A verdict the property's expectation does not have.
+    #[error("verdict: property {property:?}: {}", verdict_words(expectation, *verdict))]
+    Verdict {
+        /// The property.
+        property: String,
+        /// Its expectation (always or sometimes).
+        expectation: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// A discovery with no steps.
+    #[error("path: property {property:?}: {} with no steps", verdict.label())]
+    NoSteps {
+        /// The property.
+        property: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// A path on a verdict other than a discovery.
+    #[error("path: property {property:?}: \"{}\" with a path: only a discovery has one", verdict.label())]
+    Path {
+        /// The property.
+        property: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// An undecided verdict in an exhaustive part.
+    #[error("verdict: property {property:?}: \"{}\" in an exhaustive part", verdict.label())]
+    Undecided {
+        /// The property.
+        property: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// A decided verdict in a part not searched to the end.
+    #[error("verdict: property {property:?}: \"{}\" in a part not searched to the end", verdict.label())]
+    Decided {
+        /// The property.
+        property: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// An exit code its verdicts do not give.
+    #[error("exit_code: {given}, but its verdicts give {expected}")]
+    ExitCode {
+        /// Given.
+        given: u8,
+        /// What the verdicts give.
+        expected: u8,
+    },
+    /// An `ok` its verdicts do not give.
+    #[error("ok: {given}, but its verdicts give {expected}")]
+    Ok {
+        /// Given.
+        given: bool,
+        /// What the verdicts give.
+        expected: bool,
+    },
+    /// Fewer unique states than the shard searches from.
+    #[error(
+        "unique_states: {unique_states}, fewer than the {owned} states the shard searches from ({roots} roots{})",
+        if *index == 0 { format!(" and {prefix_states} prefix states") } else { String::new() }
+    )]
+    UniqueStates {
+        /// Given.
+        unique_states: usize,
+        /// The states it searches from.
+        owned: usize,
+        /// Its roots.
+        roots: usize,
+        /// `I`.
+        index: usize,
+        /// The prefix states.
+        prefix_states: usize,
+    },
+}
+
+/// The verdicts of an expectation, for a verdict it does not have.
+fn verdict_words(expectation: &str, verdict: Verdict) -> String {
+    let (discovery, undecided, decided) = verdicts_of(expectation).unwrap_or(VERDICTS_ALWAYS);
+    format!(
+        "{} {expectation}-property cannot be \"{}\" (its verdicts: {}, {}, {})",
+        if expectation == "always" { "an" } else { "a" },
+        verdict.label(),
+        discovery.label(),
+        decided.label(),
+        undecided.label()
+    )
+}
+
+const VERDICTS_ALWAYS: (Verdict, Verdict, Verdict) =
+    (Verdict::Counterexample, Verdict::NoCounterexampleYet, Verdict::Holds);
+
+/// An expectation's verdicts: (discovery, undecided, decided).
+fn verdicts_of(expectation: &str) -> Option<(Verdict, Verdict, Verdict)> {
+    match expectation {
+        "always" => Some(VERDICTS_ALWAYS),
+        "sometimes" => Some((Verdict::ExampleFound, Verdict::NoExampleYet, Verdict::NoExample)),
+        _ => None,
+    }
 }

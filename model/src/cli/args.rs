@@ -15,6 +15,7 @@ use crate::check::options::Strategy;
 use crate::engine::shard::ShardSpec;
 use crate::system::config::{Checkpointing, Config, InitiatorSpec, Mode, TopologySpec};
 use crate::system::machine::SnapshotModel;
+use crate::system::setting::{Names, Wording};
 
 const CHECK_EXIT_CODES: &str = "\
 Exit codes:
@@ -347,7 +348,7 @@ impl ModelArgs {
                 tolerable_failures: self.tolerable_failures,
             },
         };
-        let resolved = config.resolve()?;
+        let resolved = config.resolve().map_err(|e| e.worded(Names::Flags))?;
         if let Some((p, t)) = chandy_lamport::apps::spec::too_many_tokens::<A>(&resolved.tokens) {
             let source = match &topology {
                 TopologySpec::File(path) => path.display().to_string(),

@@ -25,8 +25,9 @@ use crate::check::options::{CheckOptions, Strategy};
 use crate::check::report::{print_table, CheckResult, EXIT_BAD_INPUT, EXIT_FAIL};
 use crate::check::run::check;
 use crate::check::shards::merge;
-use crate::reduce::symmetry::POR_WITH_SYMMETRY;
+use crate::reduce::symmetry::SymmetryError;
 use crate::system::machine::SnapshotModel;
+use crate::system::setting::{Names, Wording};
 
 /// The `model` command: parses the command line, runs the command, and returns its exit code
 /// (an error is printed and exits 2).
@@ -167,14 +168,14 @@ fn check_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool) -> a
     }
     let (m, opts) = check_setup::<A>(model, checker)?;
     let mut err = std::io::stderr();
-    let result = check(m, &opts, Some(&mut err)).map_err(anyhow::Error::msg)?;
+    let result = check(m, &opts, Some(&mut err)).map_err(|e| e.worded(Names::Flags))?;
     report(&result, json)
 }
 
 /// The model and the checker's options of `model check`, the flags checked.
 fn check_setup<A: Spec>(model: &ModelArgs, checker: &CheckerArgs) -> anyhow::Result<(SnapshotModel<A>, CheckOptions)> {
     if checker.symmetry && model.por {
-        anyhow::bail!("{}", POR_WITH_SYMMETRY);
+        return Err(SymmetryError::Por.worded(Names::Flags).into());
     }
     if let (Some(shard), Some(strategy)) = (checker.shard, strategy_name(checker.strategy)) {
         anyhow::bail!(
@@ -259,7 +260,7 @@ fn distributed_cmd<A: Spec>(model: &ModelArgs, checker: &CheckerArgs, json: bool
     let result = check_setup::<A>(model, checker).and_then(|(m, opts)| {
         let mut err = std::io::stderr();
         let progress: Option<&mut (dyn std::io::Write + Send)> = if first { Some(&mut err) } else { None };
-        crate::check::run::check_distributed(m, &opts, &ranks, progress).map_err(anyhow::Error::msg)
+        crate::check::run::check_distributed(m, &opts, &ranks, progress).map_err(|e| e.worded(Names::Flags).into())
     });
     // Only rank 0's result has the discoveries: its verdicts are the run's.
     let code = match result {
@@ -344,7 +345,7 @@ fn merge_cmd(files: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{name}: not a result of `model check --shard I/N --json`"))?;
         inputs.push((name, result));
     }
-    let merged = merge(inputs).map_err(anyhow::Error::msg)?;
+    let merged = merge(inputs).map_err(|e| e.worded(Names::Flags))?;
     report(&merged, json)
 }
 

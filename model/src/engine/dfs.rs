@@ -26,6 +26,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use stateright::{Checker, Expectation, Model, Path, Property};
+use thiserror::Error;
 
 use super::in_place::{InPlace, Probe};
 use super::seen::{fingerprint, fingerprint_of, Representative, Seen, BATCH};
@@ -122,6 +123,17 @@ struct Shared<M: Model> {
     hungry: AtomicUsize,
 }
 
+/// Why a search cannot start.
+#[derive(Debug, Error)]
+pub enum SpawnError {
+    /// The model has an eventually-property, which the engine does not judge.
+    #[error("the depth-first engine does not judge eventually-properties")]
+    Eventually,
+    /// A worker thread cannot be started.
+    #[error("cannot start a checker thread: {0}")]
+    Thread(#[source] std::io::Error),
+}
+
 /// A running exhaustive search; see the module documentation.
 pub struct Engine<M: Model> {
     shared: Arc<Shared<M>>,
@@ -135,7 +147,12 @@ where
     M::Action: Clone + PartialEq + Send + Sync + 'static,
 {
     /// Searches everything reachable from the model's initial states, with `threads` workers.
-    pub fn spawn(model: M, threads: usize, limits: Limits, symmetry: Representative<M::State>) -> Result<Self, String> {
+    pub fn spawn(
+        model: M,
+        threads: usize,
+        limits: Limits,
+        symmetry: Representative<M::State>,
+    ) -> Result<Self, SpawnError> {
         let roots: Vec<Root<M>> = model
             .init_states()
             .into_iter()
@@ -154,9 +171,9 @@ where
         threads: usize,
         limits: Limits,
         symmetry: Representative<M::State>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SpawnError> {
         if model.properties().iter().any(|p| p.expectation == Expectation::Eventually) {
-            return Err("the depth-first engine does not judge eventually-properties".into());
+            return Err(SpawnError::Eventually);
         }
         let threads = threads.max(1);
         for r in &roots {
@@ -183,9 +200,9 @@ where
                 std::thread::Builder::new()
                     .name(format!("checker-{t}"))
                     .spawn(move || shared.work())
-                    .map_err(|e| format!("cannot start a checker thread: {e}"))
+                    .map_err(SpawnError::Thread)
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, SpawnError>>()?;
         Ok(Engine { shared, handles })
     }
 

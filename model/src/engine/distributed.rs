@@ -54,6 +54,7 @@ use std::io;
 use std::path::Path;
 
 use stateright::{Expectation, Model};
+use thiserror::Error;
 
 use super::dfs::{is_discovery, Found, Limits};
 use super::in_place::{InPlace, Probe};
@@ -349,6 +350,37 @@ pub struct Outcome<A> {
     pub traffic: Traffic,
 }
 
+/// Why a distributed search failed.
+#[derive(Debug, Error)]
+pub enum SearchError {
+    /// The model has an eventually-property, which the search does not judge.
+    #[error("the distributed search does not judge eventually-properties")]
+    Eventually,
+    /// This rank cannot make its files for the levels kept on disk.
+    #[error("cannot make a file in {}: {error}", dir.display())]
+    Files {
+        /// The directory.
+        dir: std::path::PathBuf,
+        /// Why.
+        #[source]
+        error: io::Error,
+    },
+    /// Other ranks cannot make their files.
+    #[error("{} cannot make files in {}", ranks_named(*ranks), dir.display())]
+    OtherRanksFiles {
+        /// How many ranks.
+        ranks: u64,
+        /// The directory.
+        dir: std::path::PathBuf,
+    },
+    /// No rank holds a state on a discovery's path (this fingerprint's).
+    #[error("a discovery's path was lost: no rank holds fingerprint {0:#x}")]
+    Lost(u64),
+    /// A discovery's path does not replay from this initial state.
+    #[error("a discovery's path cannot be replayed from initial state {0}")]
+    Replay(usize),
+}
+
 /// Searches `model` from its initial states with the ranks of `ranks` (see the module
 /// documentation). Every rank calls it with the same model, limits and symmetry.
 pub fn search<M, R>(
@@ -357,7 +389,7 @@ pub fn search<M, R>(
     limits: Limits,
     symmetry: Representative<M::State>,
     hooks: Hooks<'_>,
-) -> Result<Outcome<M::Action>, String>
+) -> Result<Outcome<M::Action>, SearchError>
 where
     M: Wire + InPlace,
     M::State: Hash + Clone,
@@ -367,7 +399,7 @@ where
     let (me, n) = (ranks.rank(), ranks.size());
     let properties = model.properties();
     if properties.iter().any(|p| p.expectation == Expectation::Eventually) {
-        return Err("the distributed search does not judge eventually-properties".into());
+        return Err(SearchError::Eventually);
     }
     // Each rank's two files (this level's and the next's), checked by every rank together.
     let dir = hooks.disk.dir;
@@ -376,8 +408,8 @@ where
     ranks.sum(&mut failed);
     let (this, after) = match files {
         Ok(files) if failed[0] == 0 => files,
-        Ok(_) => return Err(format!("{} cannot make files in {}", ranks_named(failed[0]), dir.display())),
-        Err(e) => return Err(format!("cannot make a file in {}: {e}", dir.display())),
+        Ok(_) => return Err(SearchError::OtherRanksFiles { ranks: failed[0], dir: dir.to_path_buf() }),
+        Err(e) => return Err(SearchError::Files { dir: dir.to_path_buf(), error: e }),
     };
     let on_disk = |what: &str, e: io::Error| -> ! {
         panic!("rank {me}: {what} the breadth-first level kept on disk in {}: {e}", dir.display())
@@ -671,10 +703,7 @@ where
         for (c, p) in chains.iter_mut().zip(parents) {
             if open(c) {
                 if p == 0 {
-                    return Err(format!(
-                        "a discovery's path was lost: no rank holds fingerprint {:#x}",
-                        c[c.len() - 1]
-                    ));
+                    return Err(SearchError::Lost(c[c.len() - 1]));
                 }
                 c.push(p);
             }
@@ -947,7 +976,7 @@ fn replay<M>(
     inits: &[M::State],
     chain: &[u64],
     symmetry: Representative<M::State>,
-) -> Result<Option<Discovery<M>>, String>
+) -> Result<Option<Discovery<M>>, SearchError>
 where
     M: Model,
     M::State: Hash + Clone,
@@ -955,7 +984,7 @@ where
 {
     let Some((&init, back)) = chain.split_last() else { return Ok(None) };
     let i = (u64::MAX - init) as usize;
-    let lost = || format!("a discovery's path cannot be replayed from initial state {i}");
+    let lost = || SearchError::Replay(i);
     let mut state = inits.get(i).ok_or_else(lost)?.clone();
     let mut keys = back.iter().rev();
     if keys.next() != Some(&key(fingerprint_of(&state, symmetry))) {

@@ -25,8 +25,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use stateright::{Checker, Expectation, Model, Path};
+use thiserror::Error;
 
-use super::dfs::{is_discovery, paths, Engine, Found, Limits, Root};
+use super::dfs::{is_discovery, paths, Engine, Found, Limits, Root, SpawnError};
 use super::seen::{fingerprint_of, Fingerprint, Representative, Seen};
 
 /// Frontier states wanted per shard when choosing the split depth.
@@ -44,17 +45,54 @@ pub struct ShardSpec {
     pub count: usize,
 }
 
+/// A shard's `I/N` that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ShardSpecError {
+    /// No `/`.
+    #[error("expected I/N (e.g. 0/4), got {0:?}")]
+    NoSlash(String),
+    /// `I` is not a number.
+    #[error("bad shard index {index:?} in {spec:?}: expected I/N")]
+    Index {
+        /// The text given.
+        spec: String,
+        /// Its `I`.
+        index: String,
+    },
+    /// `N` is not a number.
+    #[error("bad shard count {count:?} in {spec:?}: expected I/N")]
+    Count {
+        /// The text given.
+        spec: String,
+        /// Its `N`.
+        count: String,
+    },
+    /// `N` is 0.
+    #[error("{0}: the shard count N must be at least 1")]
+    NoShards(String),
+    /// `I` is not below `N`.
+    #[error("{spec}: the shard index must be below the count (0 to {})", count - 1)]
+    Beyond {
+        /// The text given.
+        spec: String,
+        /// `N`.
+        count: usize,
+    },
+}
+
 impl FromStr for ShardSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (i, n) = s.split_once('/').ok_or_else(|| format!("expected I/N (e.g. 0/4), got {s:?}"))?;
-        let index: usize = i.trim().parse().map_err(|_| format!("bad shard index {i:?} in {s:?}: expected I/N"))?;
-        let count: usize = n.trim().parse().map_err(|_| format!("bad shard count {n:?} in {s:?}: expected I/N"))?;
+    type Err = ShardSpecError;
+    fn from_str(s: &str) -> Result<Self, ShardSpecError> {
+        let (i, n) = s.split_once('/').ok_or_else(|| ShardSpecError::NoSlash(s.to_string()))?;
+        let index: usize =
+            i.trim().parse().map_err(|_| ShardSpecError::Index { spec: s.to_string(), index: i.to_string() })?;
+        let count: usize =
+            n.trim().parse().map_err(|_| ShardSpecError::Count { spec: s.to_string(), count: n.to_string() })?;
         if count == 0 {
-            return Err(format!("{s}: the shard count N must be at least 1"));
+            return Err(ShardSpecError::NoShards(s.to_string()));
         }
         if index >= count {
-            return Err(format!("{s}: the shard index must be below the count (0 to {})", count - 1));
+            return Err(ShardSpecError::Beyond { spec: s.to_string(), count });
         }
         Ok(ShardSpec { index, count })
     }
@@ -204,7 +242,7 @@ where
         threads: usize,
         limits: Limits,
         symmetry: Representative<M::State>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SpawnError> {
         let Split { depth, prefix_states, frontier, mut roots, seen, found, generated, deepest } =
             split(&model, shard, limits, symmetry);
         let properties = model.properties();

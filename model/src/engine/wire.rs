@@ -2,6 +2,30 @@
 //! process that owns it.
 
 use stateright::Model;
+use thiserror::Error;
+
+/// Bytes that are not a state of the model decoding them: what is wrong with them.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("not a state{}: {why}", if *.of_model { " of this model" } else { "" })]
+pub struct NotAState {
+    /// Whether the bytes are a state's, but of another model or configuration (they decode,
+    /// and the state does not fit).
+    pub of_model: bool,
+    /// What is wrong.
+    pub why: String,
+}
+
+impl NotAState {
+    /// Bytes that do not decode.
+    pub fn bytes(why: impl Into<String>) -> Self {
+        NotAState { of_model: false, why: why.into() }
+    }
+
+    /// A state that decodes but does not fit the model.
+    pub fn of_model(why: impl Into<String>) -> Self {
+        NotAState { of_model: true, why: why.into() }
+    }
+}
 
 /// A model whose states can be encoded as bytes and decoded in another process (of the same
 /// build and configuration). The contract the distributed search relies on: `decode` of what
@@ -12,7 +36,7 @@ pub trait Wire: Model {
     fn encode(&self, state: &Self::State, out: &mut Vec<u8>);
 
     /// The state `bytes` encode (as [`Wire::encode`] wrote them), or why they do not.
-    fn decode(&self, bytes: &[u8]) -> Result<Self::State, String>;
+    fn decode(&self, bytes: &[u8]) -> Result<Self::State, NotAState>;
 
     /// Counters the model keeps of the steps it took (none by default): a distributed search
     /// sums them over the ranks.

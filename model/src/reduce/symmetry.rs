@@ -5,37 +5,77 @@
 //! stateright takes the representative as a plain `fn(&State) -> State`, so the group lives in a
 //! process-wide registry and each state carries the index of its group.
 
+use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::{ChannelId, Message, ProcessId};
 use rustc_hash::FxHasher;
+use thiserror::Error;
 
 use crate::system::chans::{Chans, Tagged};
 use crate::system::config::{Mode, Resolved};
 use crate::system::machine::SnapshotModel;
+use crate::system::setting::{Names, Setting, Wording};
 use crate::system::stamp::{Stamp, Stamped};
 use crate::system::state::{Shared, State, StateData};
 
-/// Why `--por` and `--symmetry` are refused together.
-pub const POR_WITH_SYMMETRY: &str = "--por cannot be combined with --symmetry: the persistent sets are chosen on each \
-     state as stored, not on its class under the symmetry, and no argument that the two reductions compose is made \
-     here (use one or the other)";
+/// Why symmetry reduction cannot be turned on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum SymmetryError {
+    /// Literal mode's history names processes.
+    Literal,
+    /// Partial-order reduction is on.
+    Por,
+    /// A barrier algorithm, whose channel numbering a permutation does not renumber.
+    Algorithm,
+}
+
+impl Wording for SymmetryError {
+    fn write(&self, f: &mut fmt::Formatter<'_>, names: Names) -> fmt::Result {
+        let symmetry = Setting::Symmetry.name(names);
+        match self {
+            SymmetryError::Literal => write!(
+                f,
+                "{symmetry} cannot be used with {} (the history names the houses)",
+                Setting::Properties.with(Mode::Literal, names)
+            ),
+            SymmetryError::Por => write!(
+                f,
+                "{} cannot be combined with {symmetry}: the persistent sets are chosen on each state as stored, not \
+                 on its class under the symmetry, and no argument that the two reductions compose is made here (use \
+                 one or the other)",
+                Setting::Por.name(names)
+            ),
+            SymmetryError::Algorithm => write!(
+                f,
+                "{symmetry} is for {} only (the barrier algorithms' back edges and output buffers are numbered by \
+                 channel, and a permutation does not renumber them)",
+                Setting::Algorithm.with(chandy_lamport::Algorithm::ChandyLamport, names)
+            ),
+        }
+    }
+}
+
+impl fmt::Display for SymmetryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, Names::Fields)
+    }
+}
 
 impl<A: Spec> SnapshotModel<A> {
     /// Turns symmetry reduction on: registers the configuration's automorphisms and returns how
     /// many there are. Literal mode's history names processes, so it cannot be reduced.
-    pub fn enable_symmetry(&mut self) -> Result<usize, &'static str> {
+    pub fn enable_symmetry(&mut self) -> Result<usize, SymmetryError> {
         if self.cfg.mode == Mode::Literal {
-            return Err("--symmetry cannot be used with --properties literal (the history names the houses)");
+            return Err(SymmetryError::Literal);
         }
         if self.cfg.por {
-            return Err(POR_WITH_SYMMETRY);
+            return Err(SymmetryError::Por);
         }
         if !self.cfg.algorithm.permutable() {
-            return Err("--symmetry is for --algorithm chandy-lamport only (the barrier algorithms' back edges and \
-                 output buffers are numbered by channel, and a permutation does not renumber them)");
+            return Err(SymmetryError::Algorithm);
         }
         let group = Group::of(&self.cfg);
         let size = group.len();

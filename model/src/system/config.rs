@@ -9,6 +9,7 @@ use chandy_lamport::formats::FormatError;
 use chandy_lamport::{Algorithm, Initiators, ProcessId, Topology, TopologyError, Variant};
 use thiserror::Error;
 
+use super::setting::{Names, Setting, Wording};
 use super::state::MAX_PROCESSES;
 
 /// The channel graph.
@@ -29,9 +30,14 @@ pub enum TopologySpec {
     File(PathBuf),
 }
 
+/// An unknown topology name.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown topology {0:?}: expected complete, ring, bidi-ring, star, dataflow or FILE.top")]
+pub struct UnknownTopology(pub String);
+
 impl FromStr for TopologySpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownTopology;
+    fn from_str(s: &str) -> Result<Self, UnknownTopology> {
         Ok(match s {
             "complete" => TopologySpec::Complete,
             "ring" => TopologySpec::Ring,
@@ -39,11 +45,7 @@ impl FromStr for TopologySpec {
             "star" => TopologySpec::Star,
             "dataflow" => TopologySpec::Dataflow,
             path if path.ends_with(".top") => TopologySpec::File(PathBuf::from(path)),
-            other => {
-                return Err(format!(
-                    "unknown topology {other:?}: expected complete, ring, bidi-ring, star, dataflow or FILE.top"
-                ))
-            }
+            other => return Err(UnknownTopology(other.to_string())),
         })
     }
 }
@@ -70,16 +72,19 @@ pub enum InitiatorSpec {
     Only(Vec<usize>),
 }
 
+/// An initiator that is not a process index.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("bad initiator {0:?}: expected indices like 0,2 or any")]
+pub struct BadInitiator(pub String);
+
 impl FromStr for InitiatorSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = BadInitiator;
+    fn from_str(s: &str) -> Result<Self, BadInitiator> {
         if s == "any" {
             return Ok(InitiatorSpec::Any);
         }
         s.split(',')
-            .map(|x| {
-                x.trim().parse::<usize>().map_err(|_| format!("bad initiator {x:?}: expected indices like 0,2 or any"))
-            })
+            .map(|x| x.trim().parse::<usize>().map_err(|_| BadInitiator(x.to_string())))
             .collect::<Result<Vec<_>, _>>()
             .map(InitiatorSpec::Only)
     }
@@ -106,14 +111,19 @@ pub enum Mode {
     Literal,
 }
 
+/// An unknown property mode.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown property mode {0:?}: expected basic, full or literal")]
+pub struct UnknownMode(pub String);
+
 impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, UnknownMode> {
         match s {
             "basic" => Ok(Mode::Basic),
             "full" => Ok(Mode::Full),
             "literal" => Ok(Mode::Literal),
-            other => Err(format!("unknown property mode {other:?}: expected basic, full or literal")),
+            other => Err(UnknownMode(other.to_string())),
         }
     }
 }
@@ -201,12 +211,12 @@ impl Default for Config {
     }
 }
 
-/// A configuration the model refuses. Each message names its source: the flag, or the file and
-/// line.
-#[derive(Debug, Error)]
+/// A configuration the model refuses. Each message names its source: the setting (by its
+/// [`Config`] field in `Display`, by its flag in [`Wording::worded`] with [`Names::Flags`]), or
+/// the file and line.
+#[derive(Debug)]
 pub enum ConfigError {
-    /// `--procs` outside 2–[`MAX_PROCESSES`].
-    #[error("--procs must be between 2 and {max}, got {value}")]
+    /// `procs` outside 2–[`MAX_PROCESSES`].
     Procs {
         /// Given.
         value: usize,
@@ -214,7 +224,6 @@ pub enum ConfigError {
         max: usize,
     },
     /// A topology file with more nodes than a model state holds.
-    #[error("{file}:{line}: {nodes} nodes, but the model holds at most {max} houses")]
     FileTooLarge {
         /// The file.
         file: String,
@@ -226,18 +235,14 @@ pub enum ConfigError {
         max: usize,
     },
     /// Snapshots outside 1–8.
-    #[error("--snapshots must be between 1 and 8, got {0}")]
     Snapshots(u8),
     /// Too many actions for the model's counters.
-    #[error("--sends must be at most 20, got {0}")]
     Sends(u8),
     /// A topology file that cannot be read or parsed.
-    #[error(transparent)]
-    File(#[from] FormatError),
-    /// `--procs` disagrees with the topology file.
-    #[error("--procs {procs} disagrees with {file}, which has {nodes} nodes")]
+    File(FormatError),
+    /// `procs` disagrees with the topology file.
     ProcsMismatch {
-        /// Given on the command line.
+        /// Given.
         procs: usize,
         /// The file.
         file: String,
@@ -245,7 +250,6 @@ pub enum ConfigError {
         nodes: usize,
     },
     /// An initiator index outside the graph.
-    #[error("--initiators: initiator {index} is not a process: the topology has processes 0..{procs}")]
     Initiator {
         /// The index given.
         index: usize,
@@ -253,14 +257,8 @@ pub enum ConfigError {
         procs: usize,
     },
     /// An initiator listed twice.
-    #[error("--initiators lists house {0} twice")]
     DuplicateInitiator(usize),
     /// An initiator whose markers cannot reach every process.
-    #[error(
-        "--initiators: no marker from {name} (house {index}) can reach {}{place}, so a snapshot it starts would \
-         never finish (each initiator alone must reach every house)",
-        unreached.join(", ")
-    )]
     Unreachable {
         /// The initiator's name.
         name: String,
@@ -273,7 +271,6 @@ pub enum ConfigError {
     },
     /// Barrier checkpoints' initiators that are not the sources, or do not reach every process
     /// together.
-    #[error("--initiators: {problem}{place}")]
     BarrierInitiators {
         /// What is wrong.
         problem: TopologyError,
@@ -281,10 +278,8 @@ pub enum ConfigError {
         place: String,
     },
     /// The topology is invalid.
-    #[error(transparent)]
-    Topology(#[from] TopologyError),
+    Topology(TopologyError),
     /// Literal mode on a configuration too large for it.
-    #[error("--properties literal keeps the whole history in every state: use at most 4 processes, 2 sends and 2 snapshots (got {procs}, {sends}, {snapshots})")]
     TooBigForLiteral {
         /// Processes.
         procs: usize,
@@ -294,62 +289,36 @@ pub enum ConfigError {
         snapshots: u8,
     },
     /// Partial-order reduction with literal mode.
-    #[error(
-        "--por cannot be used with --properties literal: the history in every state records the order of all \
-         steps, so no two steps commute (use --properties full or basic)"
-    )]
     PorLiteral,
     /// A barrier algorithm with a property mode whose ghost data does not model it yet.
-    #[error(
-        "--algorithm {algorithm} is checked with --properties basic or full: the {mode} mode replays the history \
-         with the Chandy–Lamport trace checker, whose logs have no barriers, cancellations or recoveries"
-    )]
     AlgorithmMode {
         /// The algorithm.
         algorithm: Algorithm,
         /// The property mode asked for.
         mode: Mode,
     },
-    /// A barrier algorithm with `--por`, whose independence argument covers Chandy–Lamport only.
-    #[error(
-        "--algorithm {0} cannot be used with --por: the reduction's independence argument covers chandy-lamport \
-         only (blocked inputs and output buffers make more steps dependent)"
-    )]
+    /// A barrier algorithm with `por`, whose independence argument covers Chandy–Lamport only.
     AlgorithmPor(Algorithm),
     /// Theft with unaligned barriers in full mode.
-    #[error(
-        "--theft cannot be used with --algorithm unaligned --properties full: the full mode's ghost data counts a \
-         stolen cart as lost before the cut, but an unaligned barrier may already have recorded it as channel state \
-         (use --properties basic)"
-    )]
     UnalignedTheft,
     /// Unaligned checkpoints with more than one pending at once.
-    #[error(
-        "--max-concurrent {0} cannot be used with --algorithm unaligned: Flink does not support concurrent unaligned \
-         checkpoints (use --max-concurrent 1, or --algorithm aligned)"
-    )]
     UnalignedConcurrent(u8),
     /// A fault variant of another algorithm than the one checked.
-    #[error("--variant {variant} is a fault of --algorithm {}, not of --algorithm {algorithm}", variant.algorithm())]
     AlgorithmVariant {
         /// The algorithm.
         algorithm: Algorithm,
         /// The variant.
         variant: Variant,
     },
-    /// A checkpoint-coordinator flag with the Chandy–Lamport algorithm, which has no coordinator.
-    #[error(
-        "{flag} is for the barrier algorithms' checkpoint coordinator: use it with --algorithm aligned or unaligned"
-    )]
-    CoordinatorFlag {
-        /// The flag.
-        flag: &'static str,
+    /// A checkpoint-coordinator setting with the Chandy–Lamport algorithm, which has no coordinator.
+    CoordinatorSetting {
+        /// The setting.
+        setting: Setting,
     },
     /// A coordinator bound out of range.
-    #[error("{flag} must be between {min} and {max}, got {value}")]
     CoordinatorBound {
-        /// The flag.
-        flag: &'static str,
+        /// The setting.
+        setting: Setting,
         /// Given.
         value: u8,
         /// The least allowed.
@@ -358,7 +327,6 @@ pub enum ConfigError {
         max: u8,
     },
     /// More messages than the ghost data's theft counter holds.
-    #[error("--theft: {processes} houses x --sends {sends} = {messages} carts could be stolen, but the model counts stolen jars in one byte (at most 255)")]
     TheftCount {
         /// Processes.
         processes: usize,
@@ -367,6 +335,137 @@ pub enum ConfigError {
         /// Their product.
         messages: usize,
     },
+}
+
+impl Wording for ConfigError {
+    fn write(&self, f: &mut fmt::Formatter<'_>, names: Names) -> fmt::Result {
+        use Setting::*;
+        let name = |s: Setting| s.name(names);
+        match self {
+            ConfigError::Procs { value, max } => write!(f, "{} must be between 2 and {max}, got {value}", name(Procs)),
+            ConfigError::FileTooLarge { file, line, nodes, max } => {
+                write!(f, "{file}:{line}: {nodes} nodes, but the model holds at most {max} houses")
+            }
+            ConfigError::Snapshots(n) => write!(f, "{} must be between 1 and 8, got {n}", name(Snapshots)),
+            ConfigError::Sends(n) => write!(f, "{} must be at most 20, got {n}", name(Sends)),
+            ConfigError::File(e) => write!(f, "{e}"),
+            ConfigError::ProcsMismatch { procs, file, nodes } => {
+                write!(f, "{} disagrees with {file}, which has {nodes} nodes", Procs.with(procs, names))
+            }
+            ConfigError::Initiator { index, procs } => write!(
+                f,
+                "{}: initiator {index} is not a process: the topology has processes 0..{procs}",
+                name(Initiators)
+            ),
+            ConfigError::DuplicateInitiator(i) => write!(f, "{} lists house {i} twice", name(Initiators)),
+            ConfigError::Unreachable { name: from, index, unreached, place } => write!(
+                f,
+                "{}: no marker from {from} (house {index}) can reach {}{place}, so a snapshot it starts would never \
+                 finish (each initiator alone must reach every house)",
+                name(Initiators),
+                unreached.join(", ")
+            ),
+            ConfigError::BarrierInitiators { problem, place } => write!(f, "{}: {problem}{place}", name(Initiators)),
+            ConfigError::Topology(e) => write!(f, "{e}"),
+            ConfigError::TooBigForLiteral { procs, sends, snapshots } => write!(
+                f,
+                "{} keeps the whole history in every state: use at most 4 processes, 2 sends and 2 snapshots (got \
+                 {procs}, {sends}, {snapshots})",
+                Properties.with(Mode::Literal, names)
+            ),
+            ConfigError::PorLiteral => write!(
+                f,
+                "{} cannot be used with {}: the history in every state records the order of all steps, so no two \
+                 steps commute (use {} or basic)",
+                name(Por),
+                Properties.with(Mode::Literal, names),
+                Properties.with(Mode::Full, names)
+            ),
+            ConfigError::AlgorithmMode { algorithm, mode } => write!(
+                f,
+                "{} is checked with {}: the {mode} mode replays the history with the Chandy–Lamport trace checker, \
+                 whose logs have no barriers, cancellations or recoveries",
+                Algorithm.with(algorithm, names),
+                Properties.with("basic or full", names)
+            ),
+            ConfigError::AlgorithmPor(algorithm) => write!(
+                f,
+                "{} cannot be used with {}: the reduction's independence argument covers chandy-lamport only \
+                 (blocked inputs and output buffers make more steps dependent)",
+                Algorithm.with(algorithm, names),
+                name(Por)
+            ),
+            ConfigError::UnalignedTheft => write!(
+                f,
+                "{} cannot be used with {} {}: the full mode's ghost data counts a stolen cart as lost before the \
+                 cut, but an unaligned barrier may already have recorded it as channel state (use {})",
+                name(Theft),
+                Algorithm.with(chandy_lamport::Algorithm::Unaligned, names),
+                Properties.with(Mode::Full, names),
+                Properties.with(Mode::Basic, names)
+            ),
+            ConfigError::UnalignedConcurrent(m) => write!(
+                f,
+                "{} cannot be used with {}: Flink does not support concurrent unaligned checkpoints (use {}, or {})",
+                MaxConcurrent.with(m, names),
+                Algorithm.with(chandy_lamport::Algorithm::Unaligned, names),
+                MaxConcurrent.with(1, names),
+                Algorithm.with(chandy_lamport::Algorithm::Aligned, names)
+            ),
+            ConfigError::AlgorithmVariant { algorithm, variant } => write!(
+                f,
+                "{} is a fault of {}, not of {}",
+                Variant.with(variant, names),
+                Algorithm.with(variant.algorithm(), names),
+                Algorithm.with(algorithm, names)
+            ),
+            ConfigError::CoordinatorSetting { setting } => write!(
+                f,
+                "{} is for the barrier algorithms' checkpoint coordinator: use it with {}",
+                name(*setting),
+                Algorithm.with("aligned or unaligned", names)
+            ),
+            ConfigError::CoordinatorBound { setting, value, min, max } => {
+                write!(f, "{} must be between {min} and {max}, got {value}", name(*setting))
+            }
+            ConfigError::TheftCount { processes, sends, messages } => write!(
+                f,
+                "{}: {processes} houses x {} = {messages} carts could be stolen, but the model counts stolen jars in \
+                 one byte (at most 255)",
+                name(Theft),
+                Sends.with(sends, names)
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, Names::Fields)
+    }
+}
+
+/// As `#[error(transparent)]` would: a wrapped file or topology error is shown as itself.
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::File(e) => e.source(),
+            ConfigError::Topology(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+impl From<FormatError> for ConfigError {
+    fn from(e: FormatError) -> Self {
+        ConfigError::File(e)
+    }
+}
+
+impl From<TopologyError> for ConfigError {
+    fn from(e: TopologyError) -> Self {
+        ConfigError::Topology(e)
+    }
 }
 
 /// A configuration checked and made concrete.
@@ -508,23 +607,23 @@ impl Config {
         if !self.algorithm.coordinated() {
             let defaults = Checkpointing::default();
             let given = [
-                ("--max-concurrent", c.max_concurrent != defaults.max_concurrent),
-                ("--declines", c.declines != defaults.declines),
-                ("--crashes", c.crashes != defaults.crashes),
-                ("--tolerable-failures", c.tolerable_failures != defaults.tolerable_failures),
+                (Setting::MaxConcurrent, c.max_concurrent != defaults.max_concurrent),
+                (Setting::Declines, c.declines != defaults.declines),
+                (Setting::Crashes, c.crashes != defaults.crashes),
+                (Setting::TolerableFailures, c.tolerable_failures != defaults.tolerable_failures),
             ];
-            if let Some(&(flag, _)) = given.iter().find(|(_, g)| *g) {
-                return Err(ConfigError::CoordinatorFlag { flag });
+            if let Some(&(setting, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(ConfigError::CoordinatorSetting { setting });
             }
         }
-        for (flag, value, min, max) in [
-            ("--max-concurrent", c.max_concurrent, 1, 8),
-            ("--declines", c.declines, 0, 4),
-            ("--crashes", c.crashes, 0, 4),
-            ("--tolerable-failures", c.tolerable_failures, 0, 4),
+        for (setting, value, min, max) in [
+            (Setting::MaxConcurrent, c.max_concurrent, 1, 8),
+            (Setting::Declines, c.declines, 0, 4),
+            (Setting::Crashes, c.crashes, 0, 4),
+            (Setting::TolerableFailures, c.tolerable_failures, 0, 4),
         ] {
             if !(min..=max).contains(&value) {
-                return Err(ConfigError::CoordinatorBound { flag, value, min, max });
+                return Err(ConfigError::CoordinatorBound { setting, value, min, max });
             }
         }
         if !self.variant.applies_to(self.algorithm) {

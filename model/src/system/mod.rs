@@ -22,6 +22,7 @@ mod predicates;
 pub mod properties;
 mod records;
 pub mod serial;
+pub mod setting;
 pub mod stamp;
 mod start;
 pub mod state;

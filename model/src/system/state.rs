@@ -339,12 +339,17 @@ pub struct RestData<A: Spec>(
     Option<Box<Checkpoints<A>>>,
 );
 
+/// A state's rest whose budgets or counts sent are not one per process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the budgets or counts sent are not one per house")]
+pub struct NotOnePerProcess;
+
 impl<A: Spec> RestData<A> {
     /// The state with processes `procs`; an error if the budgets and counts are not one per process.
-    pub fn with(self, procs: SmallVec<[Shared<A>; 4]>) -> Result<StateData<A>, String> {
+    pub fn with(self, procs: SmallVec<[Shared<A>; 4]>) -> Result<StateData<A>, NotOnePerProcess> {
         let RestData(chans, budget, sent, refused, ghost, history, sym, ckpt) = self;
         if budget.len != procs.len() || sent.len != procs.len() {
-            return Err("the budgets or counts sent are not one per house".into());
+            return Err(NotOnePerProcess);
         }
         let (budget, sent) = (budget.bytes, sent.bytes);
         Ok(StateData { procs, chans, budget, sent, refused, ghost, history, sym, ckpt })

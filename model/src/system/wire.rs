@@ -21,7 +21,7 @@ use smallvec::SmallVec;
 use super::config::Mode;
 use super::machine::SnapshotModel;
 use super::state::{Core, ProcessSlots, Processes, Rest, RestData, Shared, State, StateData};
-use crate::engine::wire::framed;
+use crate::engine::wire::{framed, NotAState};
 use crate::engine::Wire;
 
 /// Bincode's options: variable-width integers (most are small: against fixed-width ones a
@@ -55,11 +55,11 @@ impl<A: Spec> Wire for SnapshotModel<A> {
         options().serialize_into(out, &Rest(data)).expect("a state always serializes (into memory)");
     }
 
-    fn decode(&self, bytes: &[u8]) -> Result<State<A>, String> {
-        let not = |e: String| format!("not a state: {e}");
+    fn decode(&self, bytes: &[u8]) -> Result<State<A>, NotAState> {
+        let not = |why: String| NotAState::bytes(why);
         let (&processes, mut rest) = bytes.split_first().ok_or_else(|| not("no bytes".into()))?;
         if usize::from(processes) != self.cfg.topology.len() {
-            return Err(format!("not a state of this model: {processes} houses, not {}", self.cfg.topology.len()));
+            return Err(NotAState::of_model(format!("{processes} houses, not {}", self.cfg.topology.len())));
         }
         let mut procs = SmallVec::new();
         {
@@ -82,7 +82,7 @@ impl<A: Spec> Wire for SnapshotModel<A> {
             }
         }
         let data: RestData<A> = options().deserialize(rest).map_err(|e| not(e.to_string()))?;
-        let data = data.with(procs).map_err(not)?;
+        let data = data.with(procs).map_err(|e| not(e.to_string()))?;
         self.fits(&data)?;
         Ok(State(Box::new(data)))
     }
@@ -120,17 +120,14 @@ impl<A: Spec> SnapshotModel<A> {
     /// Whether `data`, as read, has this model's shape: its processes in order, its channels, and
     /// the mode's and algorithm's parts (a state of another configuration is refused, not
     /// stepped).
-    fn fits(&self, data: &StateData<A>) -> Result<(), String> {
+    fn fits(&self, data: &StateData<A>) -> Result<(), NotAState> {
         let t = &self.cfg.topology;
+        let not = |why: String| NotAState::of_model(why);
         if data.procs.len() != t.len() || data.procs.iter().enumerate().any(|(i, p)| p.id().index() != i) {
-            return Err(format!("not a state of this model: its houses are not the {} houses in order", t.len()));
+            return Err(not(format!("its houses are not the {} houses in order", t.len())));
         }
         if data.chans.len() != t.channels().len() {
-            return Err(format!(
-                "not a state of this model: {} channels, not {}",
-                data.chans.len(),
-                t.channels().len()
-            ));
+            return Err(not(format!("{} channels, not {}", data.chans.len(), t.channels().len())));
         }
         let parts = [
             ("ghost data", data.ghost.is_some(), self.cfg.mode == Mode::Full),
@@ -138,16 +135,13 @@ impl<A: Spec> SnapshotModel<A> {
             ("checkpoints", data.ckpt.is_some(), self.cfg.algorithm.coordinated()),
         ];
         if data.sym != self.sym {
-            return Err(format!(
-                "not a state of this model: symmetry group {}, not {} (a process that registered its groups in \
-                 another order)",
+            return Err(not(format!(
+                "symmetry group {}, not {} (a process that registered its groups in another order)",
                 data.sym, self.sym
-            ));
+            )));
         }
         match parts.iter().find(|(_, has, wants)| has != wants) {
-            Some((part, has, _)) => {
-                Err(format!("not a state of this model: {} {part}", if *has { "unexpected" } else { "no" }))
-            }
+            Some((part, has, _)) => Err(not(format!("{} {part}", if *has { "unexpected" } else { "no" }))),
             None => Ok(()),
         }
     }
@@ -157,6 +151,7 @@ impl<A: Spec> SnapshotModel<A> {
 mod tests {
     use super::*;
     use crate::system::config::Config;
+    use crate::system::state::NotOnePerProcess;
     use chandy_lamport::apps::bank::Bank;
     use stateright::Model;
 
@@ -210,7 +205,7 @@ mod tests {
         assert_eq!(rest(3, 3).expect("one each"), *d);
         for (budgets, counts) in [(2, 3), (3, 2), (2, 2)] {
             let err = rest(budgets, counts).expect_err("not one each");
-            assert!(err.contains("not one per house"), "{err}");
+            assert_eq!(err, NotOnePerProcess, "{err}");
         }
         drop(m);
     }

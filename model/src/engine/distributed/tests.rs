@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::engine::ranks::Threads;
+use crate::engine::wire::NotAState;
 use stateright::Property;
 
 /// Counters from three initial states, 10, 20 and 30: each steps by one while its last
@@ -38,10 +39,10 @@ impl Wire for Counters {
     fn encode(&self, s: &u8, out: &mut Vec<u8>) {
         out.push(*s);
     }
-    fn decode(&self, bytes: &[u8]) -> Result<u8, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<u8, NotAState> {
         match bytes {
             [s] => Ok(*s),
-            _ => Err(format!("{} bytes", bytes.len())),
+            _ => Err(NotAState::bytes(format!("{} bytes", bytes.len()))),
         }
     }
 }
@@ -81,8 +82,8 @@ fn encode_u32(s: &u32, out: &mut Vec<u8>) {
     out.extend_from_slice(&s.to_le_bytes());
 }
 
-fn decode_u32(bytes: &[u8]) -> Result<u32, String> {
-    Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| format!("{} bytes", bytes.len()))?))
+fn decode_u32(bytes: &[u8]) -> Result<u32, NotAState> {
+    Ok(u32::from_le_bytes(bytes.try_into().map_err(|_| NotAState::bytes(format!("{} bytes", bytes.len())))?))
 }
 
 #[test]
@@ -132,7 +133,7 @@ impl Wire for Tree {
     fn encode(&self, s: &u32, out: &mut Vec<u8>) {
         encode_u32(s, out);
     }
-    fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<u32, NotAState> {
         decode_u32(bytes)
     }
 }
@@ -176,7 +177,7 @@ impl<const PURE: bool> Wire for Steps<PURE> {
     fn encode(&self, s: &u32, out: &mut Vec<u8>) {
         encode_u32(s, out);
     }
-    fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<u32, NotAState> {
         decode_u32(bytes)
     }
 }
@@ -341,7 +342,7 @@ impl Wire for Star {
     fn encode(&self, s: &u32, out: &mut Vec<u8>) {
         encode_u32(s, out);
     }
-    fn decode(&self, bytes: &[u8]) -> Result<u32, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<u32, NotAState> {
         decode_u32(bytes)
     }
 }
