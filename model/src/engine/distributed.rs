@@ -334,7 +334,7 @@ pub struct Disk<'a> {
 }
 
 /// A finished distributed search, as rank `rank` sees it.
-pub struct Outcome<A> {
+pub struct Searched<A> {
     /// States generated (with repeats) plus the initial states, all ranks.
     pub states: usize,
     /// Unique states, all ranks.
@@ -389,7 +389,7 @@ pub fn search<M, R>(
     limits: Limits,
     symmetry: Representative<M::State>,
     hooks: Hooks<'_>,
-) -> Result<Outcome<M::Action>, SearchError>
+) -> Result<Searched<M::Action>, SearchError>
 where
     M: Wire + InPlace,
     M::State: Hash + Clone,
@@ -721,7 +721,7 @@ where
         }
         model.set_counters(&counters);
     }
-    Ok(Outcome { states: totals[0] as usize, unique: totals[1] as usize, max_depth, found, stopped, traffic })
+    Ok(Searched { states: totals[0] as usize, unique: totals[1] as usize, max_depth, found, stopped, traffic })
 }
 
 /// A successor waiting for its owner's answer: its parent's slice and place in it, the action,

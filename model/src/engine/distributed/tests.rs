@@ -48,7 +48,7 @@ impl Wire for Counters {
 }
 
 /// `model` searched on `n` thread ranks, never on disk: each rank's outcome, rank 0's first.
-fn on_ranks<M>(n: usize, model: M) -> Vec<Outcome<M::Action>>
+fn on_ranks<M>(n: usize, model: M) -> Vec<Searched<M::Action>>
 where
     M: Wire + InPlace + Copy + Send + 'static,
     M::State: Hash + Clone,
@@ -59,7 +59,7 @@ where
 
 /// `model` searched on `n` thread ranks: every rank's outcome, and the depths of rank 0's
 /// progress lines.
-fn levels_on<M>(n: usize, model: M) -> (Vec<Outcome<M::Action>>, Vec<usize>)
+fn levels_on<M>(n: usize, model: M) -> (Vec<Searched<M::Action>>, Vec<usize>)
 where
     M: Wire + InPlace + Copy + Send + 'static,
     M::State: Hash + Clone,
@@ -213,7 +213,7 @@ fn growing() -> (u64, u64) {
 
 /// [`Tree`] searched on `n` ranks that write the levels to disk from look `budget` on, and
 /// rank 0's looks.
-fn tree_on(n: usize, budget: u64) -> (Outcome<u32>, u64) {
+fn tree_on(n: usize, budget: u64) -> (Searched<u32>, u64) {
     let handles = Threads::spawn(n, move |r| {
         LOOKS.with(|c| c.set(0));
         let disk = Disk { budget, dir: &std::env::temp_dir() };
