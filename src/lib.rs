@@ -106,6 +106,8 @@ pub mod logs;
 pub mod protocol;
 pub mod runtime;
 pub mod sim;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use crate::apps::spec::{Move, Setup, Spec, Stable, View};
 pub use crate::check::{
