@@ -44,7 +44,8 @@ where
     move || {
         let recorder = scenario();
         if let Err(failure) = recorder.check(Expect::Snapshots) {
-            let schedule = serialize_schedule(&CurrentSchedule::get_schedule());
+            // Shuttle wraps the hex at 76 columns; its reader skips whitespace. One line here.
+            let schedule: String = serialize_schedule(&CurrentSchedule::get_schedule()).split_whitespace().collect();
             panic!(
                 "{failure}schedule: {schedule:?}\nreplay it: chandy_lamport::testing::shuttle::replay(scenario, {schedule:?})"
             );
