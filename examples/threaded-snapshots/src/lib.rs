@@ -6,7 +6,7 @@
 //!
 //! [`process`] is the implementation, with its broken copies ([`Bug`]); [`scenario`] starts
 //! processes on a topology, drives them and returns the execution's recorder. Its threads and
-//! locks come from [`sync`] (`std`, or loom or shuttle by cfg); its channels are the recording
+//! locks come from `sync` (`std`, or loom or shuttle by cfg); its channels are the recording
 //! channels of `chandy_lamport::testing::channel`, so it records no message itself, only its
 //! records and marker receipts. The tests: `tests/std.rs` (real threads), `tests/loom.rs`
 //! (`--cfg loom`: 3 processes) and `tests/shuttle.rs` (`--cfg shuttle`: 5 and 6 processes).
