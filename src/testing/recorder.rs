@@ -1,22 +1,8 @@
 //! The recorder: one execution's events, pushed by the implementation under test as they
 //! happen, kept per process in the order of the calls.
 //!
-//! # Its lock is `std`'s, not the scheduler's
-//!
-//! Each process's events sit behind a [`std::sync::Mutex`], never loom's or shuttle's. Loom and
-//! shuttle run every thread of an execution on one OS thread and switch only at their own
-//! operations (a lock, a channel, an atomic); a recorder call holds its lock for a push into a
-//! vector and reaches no such operation, so no switch can happen while it is held, no other
-//! thread can find it taken, and it cannot deadlock an execution. Being invisible to the
-//! scheduler, it adds no interleavings: the schedules explored are the implementation's own,
-//! not the recorder's. Under plain `std` it is an ordinary, briefly held lock.
-//!
-//! The recorder therefore orders nothing: the order of a process's events is the order of its
-//! calls, and the implementation decides it. A process with several threads must call the
-//! recorder while holding whatever lock orders its events (the one that guards its state and
-//! its snapshot bookkeeping): change the state or hand the message to its channel, record,
-//! release. A call made after releasing that lock can be overtaken by another thread's event,
-//! and the judge then reads, say, a send after the record that followed it.
+//! Why its lock is `std`'s, and the order of a process's events: see the module docs of
+//! [`crate::testing`].
 
 use std::fmt::Display;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -116,7 +102,7 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Where one process records its events: one call per event, right after it happens, under the
-/// lock that orders the process's events (see the [module docs](self)). Cheap to clone: every
+/// lock that orders the process's events (see the [`testing` module](crate::testing)). Cheap to clone: every
 /// thread of the process may hold one.
 ///
 /// A `state` is the process's state right after the event (on a record, the state recorded):
