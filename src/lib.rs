@@ -95,7 +95,8 @@
 //! To model-check an application, implement [`apps::spec::Spec`] and hand it to the `model` crate's
 //! `SnapshotModel<A>`: `model/examples/gossip.rs` does it in one file
 //! (`cargo run --release -p model --example gossip`). To check another implementation's logs,
-//! see [`logs`] and `model verify`.
+//! see [`logs`] and `model verify`. To judge every execution of your own threaded Rust
+//! implementation under loom and shuttle, see `chandy_lamport::testing` (cargo feature `testing`).
 
 #![deny(missing_docs)]
 
@@ -106,6 +107,8 @@ pub mod logs;
 pub mod protocol;
 pub mod runtime;
 pub mod sim;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use crate::apps::spec::{Move, Setup, Spec, Stable, View};
 pub use crate::check::{

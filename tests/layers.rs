@@ -310,7 +310,7 @@ fn assert_plan(root_file: &str, floors: &[&str]) {
 
 #[test]
 fn the_library_has_no_import_circle_and_no_import_up() {
-    assert_plan("src/lib.rs", &["protocol", "check", "apps", "formats", "logs", "runtime", "sim"]);
+    assert_plan("src/lib.rs", &["protocol", "check", "apps", "formats", "logs", "runtime", "sim", "testing"]);
 }
 
 #[test]

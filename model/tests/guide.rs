@@ -33,6 +33,7 @@ const COMMANDS: &[(&str, usize)] = &[
     ("docs/src/checking-logs.md", 12),
     ("docs/src/fault-variants.md", 5),
     ("docs/src/loggers.md", 4),
+    ("docs/src/your-rust-implementation.md", 1),
     ("docs/src/performance.md", 2),
     ("docs/src/cross-checks.md", 2),
     ("docs/src/tests.md", 0),
