@@ -117,3 +117,26 @@ fn a_snapshot_started_where_markers_cannot_reach_every_node_exits_2_naming_the_l
     let o = model(&["replay", "--topology", path(&top), "--events", path(&events)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Issue 50: a depth bound of 2^64-1 (or 2^64-2) wrapped and the check reported "exhaustive,
+/// 1 state" with every property holding; now it is refused naming the flag, on every engine.
+#[test]
+fn a_depth_no_search_reaches_exits_2_naming_the_flag() {
+    let configurations: [&[&str]; 3] = [
+        &["--variant", "late-record"],
+        &["--variant", "late-record", "--strategy", "bfs"],
+        &["--algorithm", "aligned"],
+    ];
+    for configuration in configurations {
+        for depth in ["18446744073709551615", "18446744073709551614", "4294967296"] {
+            let mut args = vec!["check", "--sends", "1", "--depth", depth];
+            args.extend(configuration);
+            let o = model(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            let expected = format!("--depth {depth} is past any depth a search can reach: at most 4294967295");
+            assert!(err.contains(&expected), "{args:?}: {err}");
+            assert!(o.stdout.is_empty(), "{args:?}: no verdict is printed");
+        }
+    }
+}

@@ -39,8 +39,23 @@ pub enum CheckError {
     Spawn(SpawnError),
     /// The distributed search failed.
     Search(SearchError),
+    /// A depth bound past [`MAX_DEPTH`] (the bound given): no search reaches it, and the
+    /// engines' count of it (from the initial state, plus one or two) would not fit.
+    Depth(usize),
     /// A checker thread panicked.
     Panicked,
+}
+
+/// The largest depth bound a check takes: far past any path a search can hold in memory, and
+/// small enough that the engines' counts of it never overflow.
+pub const MAX_DEPTH: usize = u32::MAX as usize;
+
+/// Refuses a depth bound past [`MAX_DEPTH`].
+fn depth_fits(opts: &CheckOptions) -> Result<(), CheckError> {
+    match opts.depth {
+        Some(depth) if depth > MAX_DEPTH => Err(CheckError::Depth(depth)),
+        _ => Ok(()),
+    }
 }
 
 impl Wording for CheckError {
@@ -64,6 +79,11 @@ impl Wording for CheckError {
             CheckError::Symmetry(e) => e.write(f, names),
             CheckError::Spawn(e) => write!(f, "{e}"),
             CheckError::Search(e) => write!(f, "{e}"),
+            CheckError::Depth(depth) => write!(
+                f,
+                "{} is past any depth a search can reach: at most {MAX_DEPTH}",
+                Setting::Depth.with(depth, names)
+            ),
             CheckError::Panicked => f.write_str("a checker thread panicked"),
         }
     }
@@ -117,6 +137,7 @@ pub fn check<A: Spec>(
     if opts.shard.is_some() && opts.strategy != Strategy::Dfs {
         return Err(CheckError::ShardStrategy(opts.strategy));
     }
+    depth_fits(opts)?;
     let estimate = prepare(&mut model, opts, &mut progress)?;
     let start = Instant::now();
     if opts.strategy == Strategy::Dfs {
@@ -185,6 +206,7 @@ pub fn check_distributed<A: Spec>(
     if opts.shard.is_some() || opts.strategy == Strategy::Simulation {
         return Err(CheckError::Distributed);
     }
+    depth_fits(opts)?;
     let estimate = prepare(&mut model, opts, &mut progress)?;
     let start = Instant::now();
     let limits = Limits { target_max_depth: opts.depth.map(|d| d + 2), stop_on_failure: opts.stop_on_failure };
@@ -604,6 +626,41 @@ mod tests {
         assert_eq!(e.to_string(), "symmetry cannot be used with mode = literal (the history names the houses)");
         let flags = e.worded(Names::Flags).to_string();
         assert_eq!(flags, "--symmetry cannot be used with --properties literal (the history names the houses)");
+    }
+
+    /// Issue 50: `--depth 2^64-1` wrapped the engines' count of it to 1, and the check reported
+    /// "exhaustive, 1 state" with every property holding.
+    #[test]
+    fn a_depth_past_the_largest_is_refused_and_the_largest_is_no_bound() {
+        let cfg = Config {
+            procs: Some(2),
+            sends: 1,
+            variant: chandy_lamport::protocol::variant::Variant::LateRecord,
+            ..Config::default()
+        };
+        let model = || SnapshotModel::<Bank>::new(cfg.resolve().expect("valid"));
+        for (strategy, depth) in
+            [(Strategy::Dfs, usize::MAX), (Strategy::Bfs, usize::MAX - 1), (Strategy::Dfs, MAX_DEPTH + 1)]
+        {
+            let opts = CheckOptions { strategy, depth: Some(depth), threads: 1, ..CheckOptions::default() };
+            let e = check(model(), &opts, None).expect_err("no search reaches that depth");
+            assert_eq!(
+                e.to_string(),
+                format!("depth = {depth} is past any depth a search can reach: at most 4294967295")
+            );
+            assert!(e.worded(Names::Flags).to_string().starts_with(&format!("--depth {depth} is past")));
+            let e = check_distributed(model(), &opts, &crate::engine::ranks::Threads::group(1)[0], None)
+                .expect_err("no search reaches that depth");
+            assert!(matches!(e, CheckError::Depth(d) if d == depth), "{e:?}");
+        }
+        let unbounded = check(model(), &CheckOptions { threads: 1, ..CheckOptions::default() }, None).expect("checked");
+        let largest = CheckOptions { depth: Some(MAX_DEPTH), threads: 1, ..CheckOptions::default() };
+        let largest = check(model(), &largest, None).expect("checked");
+        assert_eq!((largest.unique_states, largest.exhaustive), (unbounded.unique_states, unbounded.exhaustive));
+        assert!(largest.unique_states > 1 && largest.exhaustive);
+        let verdicts = |r: &CheckResult| r.properties.iter().map(|p| (p.name.clone(), p.verdict)).collect::<Vec<_>>();
+        assert_eq!(verdicts(&largest), verdicts(&unbounded));
+        assert!(!largest.ok, "the late record fails a property");
     }
 
     #[test]

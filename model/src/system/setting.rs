@@ -54,6 +54,8 @@ pub enum Setting {
     Strategy,
     /// A search across ranks (a function, not a field: `check_distributed`).
     Distributed,
+    /// The depth bound.
+    Depth,
 }
 
 impl Setting {
@@ -77,6 +79,7 @@ impl Setting {
             Setting::Shard => "shard",
             Setting::Strategy => "strategy",
             Setting::Distributed => "check_distributed",
+            Setting::Depth => "depth",
         }
     }
 
@@ -100,6 +103,7 @@ impl Setting {
             Setting::Shard => "--shard",
             Setting::Strategy => "--strategy",
             Setting::Distributed => "--distributed",
+            Setting::Depth => "--depth",
         }
     }
 
