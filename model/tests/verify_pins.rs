@@ -185,6 +185,20 @@ fn run_clauses(report: &Value) -> Vec<&str> {
     report["run"].as_array().unwrap().iter().map(|f| f["clause"].as_str().unwrap()).collect()
 }
 
+/// A finding's lines, each `ROLE at FILE:LINE` with the file's directory left out.
+fn at_lines(finding: &Value) -> Vec<String> {
+    let at = finding["at"].as_array().unwrap_or_else(|| panic!("no lines: {finding:#}"));
+    at.iter()
+        .map(|l| {
+            let l = l.as_str().unwrap();
+            match l.rsplit_once(" at ") {
+                Some((role, path)) => format!("{role} at {}", Path::new(path).file_name().unwrap().to_string_lossy()),
+                None => l.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// Snapshot 0's first finding's message.
 fn message(report: &Value) -> &str {
     report["snapshots"][0]["findings"][0]["message"].as_str().unwrap()
@@ -343,7 +357,26 @@ fn verify_cmd_fails_clause_b_extra_message() {
     assert_eq!(consequences(&report), ["c", "d"], "{report:#}");
     assert_eq!(
         message(&report),
-        "the record of A->B [\"a0\"] holds message \"a0\", which was not in flight at the cut"
+        "the record of A->B [\"a0\"] holds message \"a0\", which was not in flight at the cut: A sent it after it recorded"
+    );
+}
+
+#[test]
+fn verify_cmd_names_the_send_and_the_senders_record_of_a_message_recorded_after_the_cut() {
+    // The (b) finding of `verify_cmd_fails_clause_b_extra_message` names the lines that make the
+    // message post-cut, as an (a) finding does: A's send (A.jsonl:3) after A's record
+    // (A.jsonl:2); then where B closed the record and received the message.
+    let report =
+        fails(&sent_after_the_cut(true), "extra-lines", "a channel record that is not what was in flight at the cut");
+    assert_eq!(
+        at_lines(&report["snapshots"][0]["findings"][0]),
+        [
+            "send at A.jsonl:3",
+            "A's record at A.jsonl:2",
+            "the record of A->B closed at B.jsonl:4",
+            "its receipt after the cut at B.jsonl:3"
+        ],
+        "{report:#}"
     );
 }
 

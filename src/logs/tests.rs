@@ -591,3 +591,54 @@ fn a_complete_snapshot_whose_cut_holds_a_dangling_receipt_is_not_judged() {
         );
     }
 }
+
+/// P1 initiates; P0 records on P1's marker, then sends "a0" (3) to P1 before its own marker:
+/// a send after its record, ahead of its marker. P1 receives it between its record and P0's
+/// marker, and its record of P0->P1 claims `recorded`.
+fn sent_ahead_of_the_marker(recorded: &str) -> [String; 2] {
+    let p0 = r#"{"process":"P0","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P0","seq":2,"kind":"send","channel":"P0->P1","msg":"a0","payload":3,"state":7}
+{"process":"P0","seq":3,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+"#;
+    let p1 = format!(
+        r#"{{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}}
+{{"process":"P1","seq":1,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}}
+{{"process":"P1","seq":2,"kind":"receive","channel":"P0->P1","msg":"a0","state":13}}
+{{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":{recorded}}}
+"#
+    );
+    [p0.to_string(), p1]
+}
+
+/// The judgement of two processes' balance logs (10 each) by `reader`.
+fn balance_judgement(p0: &str, p1: &str, reader: Reader) -> Judgement {
+    let texts = [("P0.jsonl".to_string(), p0.to_string()), ("P1.jsonl".to_string(), p1.to_string())];
+    let initial = vec![Balance(10), Balance(10)];
+    judge_logs(&topology(), initial, Source::Texts(&texts), &Semantics::balance(), reader, &mut ()).unwrap()
+}
+
+#[test]
+fn a_record_holding_a_message_sent_after_the_cut_names_its_send_and_the_senders_record() {
+    let [p0, p1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(&p0, &p1, reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        let finding = &judgement.snapshots[0].findings[0];
+        assert_eq!(finding.clause, "b");
+        assert_eq!(
+            finding.message,
+            r#"the record of P0->P1 ["a0"] holds message "a0", which was not in flight at the cut: P0 sent it after it recorded"#
+        );
+        assert_eq!(
+            finding.at,
+            [
+                "send at P0.jsonl:3",
+                "P0's record at P0.jsonl:2",
+                "the record of P0->P1 closed at P1.jsonl:4",
+                "its receipt after the cut at P1.jsonl:3"
+            ],
+            "{reader:?}"
+        );
+    }
+}
