@@ -489,3 +489,25 @@ fn verify_cmd_fails_clause_e_not_closed() {
     assert_eq!(consequences(&report), Vec::<&str>::new(), "{report:#}");
     assert_eq!(message(&report), "the record of B->A was never closed: A received no marker of snapshot 0 on it");
 }
+
+#[test]
+fn verify_cmd_names_messages_by_id_in_the_replays_under_a_finding() {
+    // The (c) and (d) consequences of `verify_cmd_fails_clause_b_missing_message` name the
+    // messages by the ids the logs give them ("b0", "b1"), as every other line does, not by their
+    // payloads (1 and 2 jars).
+    let report = fails(&in_flight(&[1, 2], &[1]), "missing-ids", CLAIMS_OTHER);
+    let messages: Vec<&str> = report["snapshots"][0]["findings"][0]["consequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "the recorded state is not reachable from the state at initiation: channel B->A recorded [\"b1\"] but holds [\"b0\", \"b1\"] at the cut",
+            "the end state is not reachable from the recorded state: receipt of \"b0\" on B->A finds \"b1\" at the head of the channel",
+        ],
+        "{report:#}"
+    );
+}

@@ -642,3 +642,48 @@ fn a_record_holding_a_message_sent_after_the_cut_names_its_send_and_the_senders_
         );
     }
 }
+
+#[test]
+fn the_replays_consequences_name_messages_by_their_ids_not_their_payloads() {
+    // P1 sends "b0" (1) and "b1" (2) to P0 before it records; P0 records first and receives
+    // both after, but its record of P1->P0 claims only "b1". The (c) and (d) replays under the
+    // (b) finding name the messages as the logs do, not by their payloads (2 and [1, 2]).
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"receive","channel":"P1->P0","msg":"b0","state":11}
+{"process":"P0","seq":3,"kind":"receive","channel":"P1->P0","msg":"b1","state":13}
+{"process":"P0","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":["b1"]}
+"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"send","channel":"P1->P0","msg":"b0","payload":1,"state":9}
+{"process":"P1","seq":1,"kind":"send","channel":"P1->P0","msg":"b1","payload":2,"state":7}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"record","snapshot":0,"initiated":false,"state":7}
+{"process":"P1","seq":4,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(p0, p1, reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        let finding = &judgement.snapshots[0].findings[0];
+        assert_eq!(
+            finding.message,
+            r#"message "b0", in flight on P1->P0 at the cut, is missing from its record ["b1"]"#
+        );
+        let consequences: Vec<(&str, &str)> =
+            finding.consequences.iter().map(|c| (c.clause, c.message.as_str())).collect();
+        assert_eq!(
+            consequences[1..],
+            [
+                (
+                    "c",
+                    r#"the recorded state is not reachable from the state at initiation: channel P1->P0 recorded ["b1"] but holds ["b0", "b1"] at the cut"#
+                ),
+                (
+                    "d",
+                    r#"the end state is not reachable from the recorded state: receipt of "b0" on P1->P0 finds "b1" at the head of the channel"#
+                ),
+            ],
+            "{reader:?}"
+        );
+        assert_eq!(consequences[0].0, "total", "{reader:?}");
+    }
+}
