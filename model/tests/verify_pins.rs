@@ -511,3 +511,29 @@ fn verify_cmd_names_messages_by_id_in_the_replays_under_a_finding() {
         "{report:#}"
     );
 }
+
+#[test]
+fn verify_cmd_reports_a_duplicated_marker_send_once_naming_its_line() {
+    // A logs its marker-send on A->B twice; B receives both, and the second closes its record
+    // of A->B again. One finding, naming A's second marker-send; the second close under it.
+    let mut l = Logs::new();
+    l.record(A, true);
+    l.marker_send(A);
+    l.marker_send(A);
+    l.marker_recv(B, &[]);
+    l.record(B, false);
+    l.marker_send(B);
+    l.marker_recv(B, &[]);
+    l.marker_recv(A, &[]);
+    let report = fails(&l, "double-marker", "a channel's record closed twice");
+    assert_eq!(clauses(&report), ["claims"], "{report:#}");
+    assert_eq!(
+        message(&report),
+        "A sends a marker of snapshot 0 a second time on A->B, where it already sent one: a channel carries one marker of a snapshot, and the second closes its record a second time"
+    );
+    let finding = &report["snapshots"][0]["findings"][0];
+    assert_eq!(at_lines(finding), ["marker sent again at A.jsonl:3", "first marker sent at A.jsonl:2"]);
+    assert_eq!(consequences(&report), ["claims"], "{report:#}");
+    assert_eq!(finding["consequences"][0]["message"], "the record of A->B for snapshot 0 is closed a second time");
+    assert_eq!(at_lines(&finding["consequences"][0]), ["marker receipt at B.jsonl:4"]);
+}

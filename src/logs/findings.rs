@@ -321,7 +321,8 @@ impl<A: LogApp> Names<'_, A> {
     /// A claim no correct run makes.
     pub(super) fn anomaly(&self, anomaly: &Anomaly) -> Finding {
         let at = anomaly.at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
-        Finding { clause: "claims", message: anomaly.message.clone(), at, consequences: Vec::new() }
+        let consequences = anomaly.consequences.iter().map(|a| self.anomaly(a)).collect();
+        Finding { clause: "claims", message: anomaly.message.clone(), at, consequences }
     }
 
     /// A FIFO break.

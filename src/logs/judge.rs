@@ -220,7 +220,7 @@ fn judge<A: LogApp>(
             causes.push(replays.remove(0));
         }
         if let Some(first) = causes.first_mut() {
-            first.consequences = replays;
+            first.consequences.extend(replays);
         }
         let mut findings = Capped::default();
         causes.into_iter().for_each(|f| findings.push(f));

@@ -687,3 +687,55 @@ fn the_replays_consequences_name_messages_by_their_ids_not_their_payloads() {
         assert_eq!(consequences[0].0, "total", "{reader:?}");
     }
 }
+
+/// Three processes: P0 initiates and logs its broadcast marker-send twice (line 3); P1 and P2
+/// each receive both markers, the second closing P0's channel to them a second time.
+const TWICE: [&str; 3] = [
+    r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P0","recorded":[]}
+"#,
+    r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":[]}
+"#,
+    r#"{"process":"P2","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P2","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P2","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P1->P2","recorded":[]}
+"#,
+];
+
+#[test]
+fn a_duplicated_marker_send_is_one_finding_naming_its_line_with_the_records_it_closes_again_under_it() {
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(TWICE[0], TWICE[1], TWICE[2], reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "the snapshot violates the theorem (snapshot 0)");
+        let findings = &judgement.snapshots[0].findings;
+        assert_eq!(findings.len(), 1, "{reader:?}: {findings:#?}");
+        let f = &findings[0];
+        assert_eq!((f.clause, f.message.as_str()), ("claims", "P0 sends a marker of snapshot 0 a second time on P0->P1, P0->P2, where it already sent one: a channel carries one marker of a snapshot, and the second closes its record a second time"));
+        assert_eq!(f.at, ["marker sent again at P0.jsonl:3", "first marker sent at P0.jsonl:2"]);
+        let again: Vec<(&str, &[String])> = f.consequences.iter().map(|c| (c.message.as_str(), &c.at[..])).collect();
+        assert_eq!(
+            again,
+            [
+                (
+                    "the record of P0->P1 for snapshot 0 is closed a second time",
+                    &["marker receipt at P1.jsonl:4".to_string()][..]
+                ),
+                (
+                    "the record of P0->P2 for snapshot 0 is closed a second time",
+                    &["marker receipt at P2.jsonl:4".to_string()][..]
+                ),
+            ],
+            "{reader:?}"
+        );
+    }
+}
