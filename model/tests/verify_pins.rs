@@ -537,3 +537,45 @@ fn verify_cmd_reports_a_duplicated_marker_send_once_naming_its_line() {
     assert_eq!(finding["consequences"][0]["message"], "the record of A->B for snapshot 0 is closed a second time");
     assert_eq!(at_lines(&finding["consequences"][0]), ["marker receipt at B.jsonl:4"]);
 }
+
+#[test]
+fn verify_cmd_warns_of_a_send_between_a_record_and_its_marker_that_the_cut_survives() {
+    // `sent_after_the_cut(true)`, but B's record of A->B leaves "a0" out: A broke the marker
+    // rule, and the cut is consistent all the same. Exit 0, a warning naming the send, A's
+    // record and its marker; the same from both readers, in the text and in `--json`.
+    let mut logs = sent_after_the_cut(true);
+    let close = logs.lines[B].last_mut().unwrap();
+    assert_eq!(close["kind"], "marker-receive");
+    close["recorded"] = json!([]);
+    assert!(one_pass(&logs).is_err(), "the one pass leaves the wording to the whole reader");
+    let dir = temp_dir("warning");
+    let (code, stream) = verify(&dir, &logs, "stream");
+    let (whole_code, whole) = verify(&dir, &logs, "whole");
+    assert_eq!((code, whole_code), (Some(0), Some(0)), "{stream:#}");
+    assert_eq!(stream, whole, "both readers give one report");
+    assert_eq!(stream["ok"], true);
+    assert_eq!(stream["summary"], "the snapshot holds; 1 warning (see above)");
+    let warnings = stream["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{stream:#}");
+    assert_eq!(warnings[0]["clause"], "marker-rule");
+    assert_eq!(
+        at_lines(&warnings[0]),
+        [
+            "send at A.jsonl:3",
+            "A's record at A.jsonl:2",
+            "its marker on A->B sent at A.jsonl:4",
+            "receipt at B.jsonl:3"
+        ]
+    );
+    // The text: a `warning:` line, the lines under it.
+    let args = logs.write(&dir);
+    let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| *a != "--json").collect();
+    let o = model(&args);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("warning: the marker rule (the theorem still holds): snapshot 0: A sends message \"a0\" on A->B after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: B's record of A->B leaves the message out\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("verdict: the snapshot holds; 1 warning (see above)\n"), "{text}");
+}

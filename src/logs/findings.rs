@@ -16,7 +16,7 @@ use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 pub struct Finding {
     /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total`,
     /// `damage` or `logging` (a logging error: the logs do not tell the order of a snapshot's
-    /// events, which is no verdict on the algorithm).
+    /// events, which is no verdict on the algorithm); for a warning, `marker-rule`.
     pub clause: &'static str,
     /// What is wrong.
     pub message: String,
@@ -53,6 +53,7 @@ pub(super) fn clause_title(clause: &str) -> &'static str {
         "total" => "the recorded total is the initial total",
         "damage" => "damaged logs",
         "logging" => "a logging error (not a verdict on the algorithm)",
+        "marker-rule" => "the marker rule (the theorem still holds)",
         _ => "the logs' claims",
     }
 }
@@ -316,6 +317,54 @@ impl<A: LogApp> Names<'_, A> {
             }
         };
         Finding { clause: clause_name(v.clause()), message, at, consequences: Vec::new() }
+    }
+
+    /// The marker-rule breaks of a snapshot that leave its cut consistent: a message sent on a
+    /// channel after its sender recorded and before its marker there, that neither crosses the
+    /// cut inward (received before its receiver recorded: clause a) nor is claimed by the
+    /// channel's record (clause b). One warning per such message, naming its send, the record
+    /// and the marker it falls between, and its receipt.
+    pub(super) fn marker_rule_breaks(&self, claim: &Claim<A>) -> Vec<Finding> {
+        let mut warnings = Vec::new();
+        let recorded = |p: ProcessId| claim.records.get(p.index()).copied().flatten();
+        for (position, e) in self.logs.trace.events.iter().enumerate() {
+            let EventKind::Send { channel, id, .. } = e.kind else { continue };
+            let ch = self.topology.channel(channel);
+            let (Some(record), Some(&marker)) = (recorded(ch.from), self.markers.get(&(claim.id, channel))) else {
+                continue;
+            };
+            if !(record < position && position < marker) {
+                continue;
+            }
+            let receipt = match self.gone.get(&id) {
+                Some(&(receipt, false)) => Some(receipt),
+                _ => None,
+            };
+            let crosses = receipt.is_some_and(|r| recorded(ch.to).map_or(true, |rq| r < rq));
+            let name = self.logs.names.get(&id);
+            let claimed = claim.recorded.get(channel.index()).is_some_and(|ids| name.is_some_and(|n| ids.contains(n)));
+            if crosses || claimed {
+                continue;
+            }
+            let label = self.channel(channel);
+            let mut at = vec![self.at("send", position)];
+            at.extend(self.record_at(claim, ch.from));
+            at.push(self.at(&format!("its marker on {label} sent"), marker));
+            at.extend(receipt.map(|r| self.at("receipt", r)));
+            warnings.push(Finding {
+                clause: "marker-rule",
+                message: format!(
+                    "snapshot {}: {} sends message {} on {label} after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: {}'s record of {label} leaves the message out",
+                    claim.id,
+                    self.process(ch.from),
+                    self.msg(id),
+                    self.process(ch.to),
+                ),
+                at,
+                consequences: Vec::new(),
+            });
+        }
+        warnings
     }
 
     /// A claim no correct run makes.

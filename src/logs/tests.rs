@@ -739,3 +739,45 @@ fn a_duplicated_marker_send_is_one_finding_naming_its_line_with_the_records_it_c
         );
     }
 }
+
+#[test]
+fn a_send_between_a_record_and_its_marker_left_out_of_the_receivers_record_is_a_warning() {
+    // The logs of `a_record_holding_a_message_sent_after_the_cut_…`, but P1's record of P0->P1
+    // leaves "a0" out: the marker rule is broken, and the cut is consistent all the same.
+    let [p0, p1] = sent_ahead_of_the_marker("[]");
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(&p0, &p1, reader);
+        assert!(judgement.ok && judgement.exit_code == EXIT_OK, "{reader:?}: {judgement:#?}");
+        assert!(judgement.snapshots[0].holds && judgement.snapshots[0].findings.is_empty());
+        assert_eq!(judgement.summary, "the snapshot holds; 1 warning (see above)");
+        assert_eq!(judgement.warnings.len(), 1, "{reader:?}: {:#?}", judgement.warnings);
+        let w = &judgement.warnings[0];
+        assert_eq!(w.clause, "marker-rule");
+        assert_eq!(
+            w.message,
+            r#"snapshot 0: P0 sends message "a0" on P0->P1 after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: P1's record of P0->P1 leaves the message out"#
+        );
+        assert_eq!(
+            w.at,
+            [
+                "send at P0.jsonl:3",
+                "P0's record at P0.jsonl:2",
+                "its marker on P0->P1 sent at P0.jsonl:4",
+                "receipt at P1.jsonl:3"
+            ]
+        );
+        let mut text = Vec::new();
+        text::print_outcome(&judgement, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("\nwarning: the marker rule (the theorem still holds): snapshot 0: P0 sends message \"a0\"")
+                && text.contains("\n    send at P0.jsonl:3\n    P0's record at P0.jsonl:2\n"),
+            "{text}"
+        );
+        let json = serde_json::to_value(&judgement).unwrap();
+        assert_eq!(json["warnings"][0]["clause"], "marker-rule", "{json:#}");
+    }
+    // No warning where the break is a finding: the record claims the message (b).
+    let [p0, p1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    assert!(balance_judgement(&p0, &p1, Reader::Whole).warnings.is_empty());
+}
