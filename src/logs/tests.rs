@@ -781,3 +781,53 @@ fn a_send_between_a_record_and_its_marker_left_out_of_the_receivers_record_is_a_
     let [p0, p1] = sent_ahead_of_the_marker(r#"["a0"]"#);
     assert!(balance_judgement(&p0, &p1, Reader::Whole).warnings.is_empty());
 }
+
+/// `judgement` as JSON, the files left out and every `FILE:LINE` of `texts` replaced by the
+/// line logged there (without `seq`): what no layout of the lines may change.
+fn unlocated(judgement: &Judgement, texts: &[(String, String)]) -> String {
+    let mut v = serde_json::to_value(judgement).unwrap();
+    v.as_object_mut().unwrap().remove("files");
+    let mut out = v.to_string();
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (file, text) in texts {
+        for (i, line) in text.lines().enumerate() {
+            let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+            event.as_object_mut().unwrap().remove("seq");
+            lines.push((format!("{file}:{}", i + 1), event.to_string()));
+        }
+    }
+    // The longest first: `P0.jsonl:1` is a prefix of `P0.jsonl:12`.
+    lines.sort_by_key(|(at, _)| std::cmp::Reverse(at.len()));
+    for (at, event) in lines {
+        out = out.replace(&at, &event);
+    }
+    out
+}
+
+#[test]
+fn the_new_findings_and_warnings_do_not_depend_on_how_the_lines_are_laid_out() {
+    let topology3 = Topology::complete(3).unwrap();
+    let [ahead0, ahead1] = sent_ahead_of_the_marker("[]");
+    let [extra0, extra1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    let cases: [(&Topology, Vec<&str>); 3] =
+        [(&topology(), vec![&ahead0, &ahead1]), (&topology(), vec![&extra0, &extra1]), (&topology3, TWICE.to_vec())];
+    for (topology, texts) in cases {
+        let per_process: Vec<(String, String)> =
+            texts.iter().enumerate().map(|(i, t)| (format!("P{i}.jsonl"), t.to_string())).collect();
+        // Every line in one file, in reverse.
+        let all: String = texts.iter().flat_map(|t| t.lines()).rev().map(|l| format!("{l}\n")).collect();
+        let one_file = vec![("all.jsonl".to_string(), all)];
+        let judge = |texts: &[(String, String)], reader: Reader| {
+            let initial = vec![Balance(10); topology.len()];
+            let j =
+                judge_logs(topology, initial, Source::Texts(texts), &Semantics::balance(), reader, &mut ()).unwrap();
+            unlocated(&j, texts)
+        };
+        let expected = judge(&per_process, Reader::Whole);
+        assert!(!expected.contains(".jsonl:") && expected.contains(r#"{"channel""#), "{expected}");
+        for reader in [Reader::OnePass, Reader::Whole] {
+            assert_eq!(judge(&per_process, reader), expected, "{reader:?}");
+            assert_eq!(judge(&one_file, reader), expected, "{reader:?}, one file");
+        }
+    }
+}
