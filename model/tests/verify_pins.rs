@@ -185,6 +185,20 @@ fn run_clauses(report: &Value) -> Vec<&str> {
     report["run"].as_array().unwrap().iter().map(|f| f["clause"].as_str().unwrap()).collect()
 }
 
+/// A finding's lines, each `ROLE at FILE:LINE` with the file's directory left out.
+fn at_lines(finding: &Value) -> Vec<String> {
+    let at = finding["at"].as_array().unwrap_or_else(|| panic!("no lines: {finding:#}"));
+    at.iter()
+        .map(|l| {
+            let l = l.as_str().unwrap();
+            match l.rsplit_once(" at ") {
+                Some((role, path)) => format!("{role} at {}", Path::new(path).file_name().unwrap().to_string_lossy()),
+                None => l.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// Snapshot 0's first finding's message.
 fn message(report: &Value) -> &str {
     report["snapshots"][0]["findings"][0]["message"].as_str().unwrap()
@@ -343,7 +357,26 @@ fn verify_cmd_fails_clause_b_extra_message() {
     assert_eq!(consequences(&report), ["c", "d"], "{report:#}");
     assert_eq!(
         message(&report),
-        "the record of A->B [\"a0\"] holds message \"a0\", which was not in flight at the cut"
+        "the record of A->B [\"a0\"] holds message \"a0\", which was not in flight at the cut: A sent it after it recorded"
+    );
+}
+
+#[test]
+fn verify_cmd_names_the_send_and_the_senders_record_of_a_message_recorded_after_the_cut() {
+    // The (b) finding of `verify_cmd_fails_clause_b_extra_message` names the lines that make the
+    // message post-cut, as an (a) finding does: A's send (A.jsonl:3) after A's record
+    // (A.jsonl:2); then where B closed the record and received the message.
+    let report =
+        fails(&sent_after_the_cut(true), "extra-lines", "a channel record that is not what was in flight at the cut");
+    assert_eq!(
+        at_lines(&report["snapshots"][0]["findings"][0]),
+        [
+            "send at A.jsonl:3",
+            "A's record at A.jsonl:2",
+            "the record of A->B closed at B.jsonl:4",
+            "its receipt after the cut at B.jsonl:3"
+        ],
+        "{report:#}"
     );
 }
 
@@ -455,4 +488,94 @@ fn verify_cmd_fails_clause_e_not_closed() {
     assert_eq!(clauses(&report), ["e"], "{report:#}");
     assert_eq!(consequences(&report), Vec::<&str>::new(), "{report:#}");
     assert_eq!(message(&report), "the record of B->A was never closed: A received no marker of snapshot 0 on it");
+}
+
+#[test]
+fn verify_cmd_names_messages_by_id_in_the_replays_under_a_finding() {
+    // The (c) and (d) consequences of `verify_cmd_fails_clause_b_missing_message` name the
+    // messages by the ids the logs give them ("b0", "b1"), as every other line does, not by their
+    // payloads (1 and 2 jars).
+    let report = fails(&in_flight(&[1, 2], &[1]), "missing-ids", CLAIMS_OTHER);
+    let messages: Vec<&str> = report["snapshots"][0]["findings"][0]["consequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "the recorded state is not reachable from the state at initiation: channel B->A recorded [\"b1\"] but holds [\"b0\", \"b1\"] at the cut",
+            "the end state is not reachable from the recorded state: receipt of \"b0\" on B->A finds \"b1\" at the head of the channel",
+        ],
+        "{report:#}"
+    );
+}
+
+#[test]
+fn verify_cmd_reports_a_duplicated_marker_send_once_naming_its_line() {
+    // A logs its marker-send on A->B twice; B receives both, and the second closes its record
+    // of A->B again. One finding, naming A's second marker-send; the second close under it.
+    let mut l = Logs::new();
+    l.record(A, true);
+    l.marker_send(A);
+    l.marker_send(A);
+    l.marker_recv(B, &[]);
+    l.record(B, false);
+    l.marker_send(B);
+    l.marker_recv(B, &[]);
+    l.marker_recv(A, &[]);
+    let report = fails(&l, "double-marker", "a channel's record closed twice");
+    assert_eq!(clauses(&report), ["claims"], "{report:#}");
+    assert_eq!(
+        message(&report),
+        "A sends a marker of snapshot 0 a second time on A->B, where it already sent one: a channel carries one marker of a snapshot, and the second closes its record a second time"
+    );
+    let finding = &report["snapshots"][0]["findings"][0];
+    assert_eq!(at_lines(finding), ["marker sent again at A.jsonl:3", "first marker sent at A.jsonl:2"]);
+    assert_eq!(consequences(&report), ["claims"], "{report:#}");
+    assert_eq!(finding["consequences"][0]["message"], "the record of A->B for snapshot 0 is closed a second time");
+    assert_eq!(at_lines(&finding["consequences"][0]), ["marker receipt at B.jsonl:4"]);
+}
+
+#[test]
+fn verify_cmd_warns_of_a_send_between_a_record_and_its_marker_that_the_cut_survives() {
+    // `sent_after_the_cut(true)`, but B's record of A->B leaves "a0" out: A broke the marker
+    // rule, and the cut is consistent all the same. Exit 0, a warning naming the send, A's
+    // record and its marker; the same from both readers, in the text and in `--json`.
+    let mut logs = sent_after_the_cut(true);
+    let close = logs.lines[B].last_mut().unwrap();
+    assert_eq!(close["kind"], "marker-receive");
+    close["recorded"] = json!([]);
+    assert!(one_pass(&logs).is_err(), "the one pass leaves the wording to the whole reader");
+    let dir = temp_dir("warning");
+    let (code, stream) = verify(&dir, &logs, "stream");
+    let (whole_code, whole) = verify(&dir, &logs, "whole");
+    assert_eq!((code, whole_code), (Some(0), Some(0)), "{stream:#}");
+    assert_eq!(stream, whole, "both readers give one report");
+    assert_eq!(stream["ok"], true);
+    assert_eq!(stream["summary"], "the snapshot holds; 1 warning (see above)");
+    let warnings = stream["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{stream:#}");
+    assert_eq!(warnings[0]["clause"], "marker-rule");
+    assert_eq!(
+        at_lines(&warnings[0]),
+        [
+            "send at A.jsonl:3",
+            "A's record at A.jsonl:2",
+            "its marker on A->B sent at A.jsonl:4",
+            "receipt at B.jsonl:3"
+        ]
+    );
+    // The text: a `warning:` line, the lines under it.
+    let args = logs.write(&dir);
+    let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| *a != "--json").collect();
+    let o = model(&args);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("warning: the marker rule (the theorem still holds): snapshot 0: A sends message \"a0\" on A->B after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: B's record of A->B leaves the message out\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("verdict: the snapshot holds; 1 warning (see above)\n"), "{text}");
 }

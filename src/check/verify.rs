@@ -374,8 +374,9 @@ fn judgeable<A: Application>(
 
 /// [`check`], with each channel record also given as the ids of the messages it claims (what
 /// logs carry): clause (b) then compares the records with the in-flight messages by id, not by
-/// content, so that two messages of equal size are not mistaken for each other. States, messages
-/// and steps are printed with `show`.
+/// content, so that two messages of equal size are not mistaken for each other, and the replays
+/// of (c) and (d) name the messages they find by id (a channel's contents, the message at its
+/// head), not by content. States, messages and steps are printed with `show`.
 pub fn check_ids<A: Application>(
     topology: &Topology,
     trace: &Trace<A>,
@@ -443,6 +444,25 @@ struct Checker<'t, A: Application> {
 
 /// Channel contents during a replay.
 type Queues<T> = Vec<VecDeque<T>>;
+
+/// A message in a replay by content: equal to another of the same content whatever their ids
+/// (the recorded state holds contents), its id kept to name it where known.
+#[derive(Clone, Debug)]
+struct Tagged<M> {
+    id: Option<MsgId>,
+    msg: M,
+}
+
+impl<M: PartialEq> PartialEq for Tagged<M> {
+    fn eq(&self, other: &Self) -> bool {
+        self.msg == other.msg
+    }
+}
+
+/// Message ids, joined.
+fn join_ids<'m>(ids: impl IntoIterator<Item = &'m MsgId>) -> String {
+    ids.into_iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
 
 impl<'t, A: Application> Checker<'t, A> {
     fn new(
@@ -671,6 +691,15 @@ impl<'t, A: Application> Checker<'t, A> {
         msgs.into_iter().map(|m| self.show.msg(m)).collect::<Vec<_>>().join(", ")
     }
 
+    /// A message of a replay by content: by its id when the records' ids were given and its id
+    /// is known, else by its content.
+    fn show_tagged(&self, t: &Tagged<A::Msg>) -> String {
+        match t.id.filter(|_| self.ids.is_some()) {
+            Some(id) => id.to_string(),
+            None => self.show.msg(&t.msg),
+        }
+    }
+
     fn describe_channel(&self, c: ChannelId) -> String {
         self.topology.channel_label(c)
     }
@@ -884,8 +913,15 @@ impl<'t, A: Application> Checker<'t, A> {
                     format!(
                         "channel {} recorded [{}] but holds [{}] at the cut",
                         self.describe_channel(ChannelId(c as u32)),
-                        self.show_all(&recorded.channels[c]),
-                        self.show_all(&channels[c])
+                        match self.ids.and_then(|ids| ids.get(c)).filter(|ids| ids.len() == recorded.channels[c].len())
+                        {
+                            Some(ids) => join_ids(ids),
+                            None => self.show_all(&recorded.channels[c]),
+                        },
+                        match self.ids {
+                            Some(_) => join_ids(&queues[c]),
+                            None => self.show_all(&channels[c]),
+                        }
                     ),
                 ));
             }
@@ -908,17 +944,29 @@ impl<'t, A: Application> Checker<'t, A> {
             let _ = self.replay_by_id(position, &mut states, &mut queues, false);
         }
         let end = GlobalState { processes: states, channels: self.payloads(&queues) };
-        // Replay from the recorded S*, by content.
+        let end_ids = queues;
+        // Replay from the recorded S*, by content (each message tagged with its id where known).
         let mut states = self.snapshot.state.processes.clone();
-        let mut queues: Queues<A::Msg> =
-            self.snapshot.state.channels.iter().map(|c| c.iter().cloned().collect()).collect();
+        let mut queues: Queues<Tagged<A::Msg>> = self
+            .snapshot
+            .state
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(c, msgs)| {
+                let ids = self.ids.and_then(|ids| ids.get(c)).filter(|ids| ids.len() == msgs.len());
+                let id = |i: usize| ids.and_then(|ids| ids.get(i)).copied();
+                msgs.iter().enumerate().map(|(i, msg)| Tagged { id: id(i), msg: msg.clone() }).collect()
+            })
+            .collect();
         let mut failure: Option<(Option<usize>, String)> = None;
         for position in 0..=last.min(self.trace.events.len().saturating_sub(1)) {
             if self.pre_cut(position, record) {
                 continue;
             }
-            let content = |id: MsgId| self.sends[&id].msg.clone();
-            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, |m| self.show.msg(m), true) {
+            let content = |id: MsgId| Tagged { id: Some(id), msg: self.sends[&id].msg.clone() };
+            let show = |t: &Tagged<A::Msg>| self.show_tagged(t);
+            if let Err(reason) = self.replay(position, &mut states, &mut queues, content, show, true) {
                 failure = Some((Some(position), reason));
                 break;
             }
@@ -935,14 +983,20 @@ impl<'t, A: Application> Checker<'t, A> {
                         self.show.state(&end.processes[p])
                     ),
                 ));
-            } else if let Some(c) = (0..queues.len()).find(|&c| !queues[c].iter().eq(end.channels[c].iter())) {
+            } else if let Some(c) =
+                (0..queues.len()).find(|&c| !queues[c].iter().map(|t| &t.msg).eq(end.channels[c].iter()))
+            {
+                let replayed: Vec<String> = queues[c].iter().map(|t| self.show_tagged(t)).collect();
                 failure = Some((
                     None,
                     format!(
                         "channel {} ends holding [{}] instead of [{}]",
                         self.describe_channel(ChannelId(c as u32)),
-                        self.show_all(&queues[c]),
-                        self.show_all(&end.channels[c])
+                        replayed.join(", "),
+                        match self.ids {
+                            Some(_) => join_ids(&end_ids[c]),
+                            None => self.show_all(&end.channels[c]),
+                        }
                     ),
                 ));
             }

@@ -1,9 +1,10 @@
 //! The logs' claims judged: what each snapshot's lines claim (its records, the channel records
 //! closed and the ids they hold) against what no correct run claims — a process that records
-//! twice or for no marker, a channel record closed twice, a record claiming a message its
-//! process had not received on that channel between its recording and the marker, and with
-//! opaque states a recorded state other than one logged at the same point of its process's
-//! history (no send, receipt, loss or internal step between).
+//! twice or for no marker, a channel record closed twice (by a marker sent twice on its channel:
+//! one anomaly per such marker-send line, the records it closes again under it), a record
+//! claiming a message its process had not received on that channel between its recording and
+//! the marker, and with opaque states a recorded state other than one logged at the same point
+//! of its process's history (no send, receipt, loss or internal step between).
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,6 +20,19 @@ pub struct Anomaly {
     pub message: String,
     /// The lines involved, each with its role (`"marker receipt"`).
     pub at: Vec<(String, Location)>,
+    /// What follows from it (a duplicated marker's: each record it closes a second time).
+    pub consequences: Vec<Anomaly>,
+}
+
+/// A marker-send line whose markers close records a second time, while they are gathered.
+struct Duplicate {
+    /// Its process.
+    sender: ProcessId,
+    /// Its anomaly, in `found[claim][index]`.
+    claim: usize,
+    index: usize,
+    /// The channels whose records it closes a second time.
+    channels: Vec<ChannelId>,
 }
 
 /// A message's send, by the logs' id.
@@ -93,6 +107,14 @@ impl<A: LogApp> Judge<'_, A> {
         let mut recorded: HashSet<(SnapshotId, usize)> = HashSet::new();
         let mut closed: HashSet<(SnapshotId, ChannelId)> = HashSet::new();
         let mut marked: Vec<HashSet<SnapshotId>> = vec![HashSet::new(); topology.len()];
+        // Each snapshot's marker-sends on each channel, by position, and its marker receipts
+        // there so far: the k-th receipt is of the k-th marker sent (the run's order says so).
+        let mut marker_sends: HashMap<(SnapshotId, ChannelId), Vec<usize>> = HashMap::new();
+        let mut marker_receipts: HashMap<(SnapshotId, ChannelId), usize> = HashMap::new();
+        // Each duplicated marker-send line (a broadcast's markers share one) of a snapshot: its
+        // process, its anomaly's place in `found`, and the channels whose records its markers
+        // close a second time.
+        let mut duplicates: HashMap<(SnapshotId, &Location), Duplicate> = HashMap::new();
         for (position, e) in logs.trace.events.iter().enumerate() {
             let (q, i) = logs.origins[position];
             let parsed = &logs.lines[q][i];
@@ -105,6 +127,7 @@ impl<A: LogApp> Judge<'_, A> {
                         out.push(Anomaly {
                             message: format!("{name} records its state for snapshot {snapshot} a second time"),
                             at: vec![("record".into(), parsed.at.clone())],
+                            consequences: Vec::new(),
                         });
                     } else {
                         if !initiated && !marked[q].contains(&snapshot) && !self.cause_follows(q, i, snapshot) {
@@ -113,20 +136,45 @@ impl<A: LogApp> Judge<'_, A> {
                                     "{name} records for snapshot {snapshot} as caused by a marker (\"initiated\": false), but no marker of snapshot {snapshot} reached it before"
                                 ),
                                 at: vec![("record".into(), parsed.at.clone())],
+                                consequences: Vec::new(),
                             });
                         }
                         self.compare_logged_state(out, snapshot, parsed, self.state_at_the_same_point(q, i));
                     }
                 }
+                EventKind::MarkerSend { snapshot, channel } => {
+                    marker_sends.entry((snapshot, channel)).or_default().push(position);
+                }
                 EventKind::MarkerReceive { snapshot, channel } => {
                     marked[q].insert(snapshot);
+                    let k = marker_receipts.entry((snapshot, channel)).or_insert(0);
+                    let sent = marker_sends.get(&(snapshot, channel)).and_then(|sends| sends.get(*k)).copied();
+                    *k += 1;
                     let Some(&c) = index.get(&snapshot) else { continue };
                     let label = topology.channel_label(channel);
                     if !closed.insert((snapshot, channel)) {
-                        found[c].push(Anomaly {
+                        let again = Anomaly {
                             message: format!("the record of {label} for snapshot {snapshot} is closed a second time"),
                             at: vec![("marker receipt".into(), parsed.at.clone())],
+                            consequences: Vec::new(),
+                        };
+                        // One anomaly per duplicated marker-send line, the records it closes
+                        // again under it.
+                        let Some(sent) = sent else {
+                            found[c].push(again);
+                            continue;
+                        };
+                        let Some(line) = logs.location(sent) else {
+                            found[c].push(again);
+                            continue;
+                        };
+                        let sender = logs.trace.events[sent].process;
+                        let duplicate = duplicates.entry((snapshot, line)).or_insert_with(|| {
+                            found[c].push(Anomaly { message: String::new(), at: Vec::new(), consequences: Vec::new() });
+                            Duplicate { sender, claim: c, index: found[c].len() - 1, channels: Vec::new() }
                         });
+                        found[duplicate.claim][duplicate.index].consequences.push(again);
+                        duplicate.channels.push(channel);
                     } else {
                         let ids: Vec<&LogId> = match &parsed.body {
                             Body::MarkerReceive { recorded, .. } => recorded.iter().collect(),
@@ -139,6 +187,25 @@ impl<A: LogApp> Judge<'_, A> {
                 }
                 _ => {}
             }
+        }
+        for ((snapshot, line), Duplicate { sender, claim: c, index: k, mut channels }) in duplicates {
+            channels.sort();
+            channels.dedup();
+            let labels: Vec<String> = channels.iter().map(|&ch| topology.channel_label(ch)).collect();
+            let mut at = vec![("marker sent again".to_string(), line.clone())];
+            let firsts = channels.iter().filter_map(|ch| marker_sends.get(&(snapshot, *ch))?.first());
+            for first_at in firsts.filter_map(|&first| logs.location(first)) {
+                if !at.iter().any(|(_, l)| l == first_at) {
+                    at.push(("first marker sent".to_string(), first_at.clone()));
+                }
+            }
+            let duplicate = &mut found[c][k];
+            duplicate.message = format!(
+                "{} sends a marker of snapshot {snapshot} a second time on {}, where it already sent one: a channel carries one marker of a snapshot, and the second closes its record a second time",
+                self.name(sender),
+                labels.join(", ")
+            );
+            duplicate.at = at;
         }
         found
     }
@@ -183,6 +250,7 @@ impl<A: LogApp> Judge<'_, A> {
                     json(logged)
                 ),
                 at: vec![("record".into(), parsed.at.clone()), ("state logged".into(), logged_at.clone())],
+                consequences: Vec::new(),
             });
         }
     }
@@ -212,6 +280,7 @@ impl<A: LogApp> Judge<'_, A> {
                     list.join(", "),
                 ),
                 at: vec![marker],
+                consequences: Vec::new(),
             });
             return;
         }
@@ -244,7 +313,7 @@ impl<A: LogApp> Judge<'_, A> {
             } else {
                 format!("claims message {id}, which no log sends")
             };
-            out.push(Anomaly { message: format!("{whose} {problem}"), at });
+            out.push(Anomaly { message: format!("{whose} {problem}"), at, consequences: Vec::new() });
         }
     }
 }

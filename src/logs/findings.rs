@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::claims::Anomaly;
 use super::semantics::Conserved;
 use crate::check::{Clause, EventKind, EventRef, FifoBreak, Item, MsgId, Show, Trace, Violation};
-use crate::formats::jsonl::{Claim, Damage, LogApp, Logs, Mislogged};
+use crate::formats::jsonl::{Claim, Damage, LogApp, LogId, Logs, Mislogged};
 use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 
 /// One thing found wrong, with the log lines it concerns.
@@ -16,7 +16,7 @@ use crate::protocol::{Application, ChannelId, ProcessId, SnapshotId, Topology};
 pub struct Finding {
     /// The clause (`a` … `e`), `initiation`, `logged-states`, `claims`, `fifo`, `total`,
     /// `damage` or `logging` (a logging error: the logs do not tell the order of a snapshot's
-    /// events, which is no verdict on the algorithm).
+    /// events, which is no verdict on the algorithm); for a warning, `marker-rule`.
     pub clause: &'static str,
     /// What is wrong.
     pub message: String,
@@ -53,6 +53,7 @@ pub(super) fn clause_title(clause: &str) -> &'static str {
         "total" => "the recorded total is the initial total",
         "damage" => "damaged logs",
         "logging" => "a logging error (not a verdict on the algorithm)",
+        "marker-rule" => "the marker rule (the theorem still holds)",
         _ => "the logs' claims",
     }
 }
@@ -80,19 +81,39 @@ pub(super) struct Names<'a, A: Application> {
     last: Vec<Option<usize>>,
     /// The first sending of each snapshot's marker on each channel.
     markers: HashMap<(SnapshotId, ChannelId), usize>,
+    /// Each message's send, by position.
+    sends: HashMap<MsgId, usize>,
+    /// Each message's receipt or loss, by position, and whether it is a loss.
+    gone: HashMap<MsgId, (usize, bool)>,
+    /// Our id of each message id as the logs spell it.
+    ids: HashMap<&'a LogId, MsgId>,
 }
 
 impl<'a, A: LogApp> Names<'a, A> {
     pub(super) fn new(topology: &'a Topology, logs: &'a Logs<A>) -> Self {
         let mut last = vec![None; topology.len()];
         let mut markers = HashMap::new();
+        let (mut sends, mut gone) = (HashMap::new(), HashMap::new());
         for (position, e) in logs.trace.events.iter().enumerate() {
             last[e.process.index()] = Some(position);
-            if let EventKind::MarkerSend { snapshot, channel } = e.kind {
-                markers.entry((snapshot, channel)).or_insert(position);
+            match e.kind {
+                EventKind::MarkerSend { snapshot, channel } => {
+                    markers.entry((snapshot, channel)).or_insert(position);
+                }
+                EventKind::Send { id, .. } => {
+                    sends.insert(id, position);
+                }
+                EventKind::Receive { id, .. } => {
+                    gone.insert(id, (position, false));
+                }
+                EventKind::Lost { id, .. } => {
+                    gone.insert(id, (position, true));
+                }
+                _ => {}
             }
         }
-        Names { topology, logs, last, markers }
+        let ids = logs.names.iter().map(|(id, name)| (name, *id)).collect();
+        Names { topology, logs, last, markers, sends, gone, ids }
     }
 }
 
@@ -175,6 +196,39 @@ impl<A: LogApp> Names<'_, A> {
         format!("[{}]", ids.join(", "))
     }
 
+    /// Why message `id`, claimed by the record of `channel`, was not in flight at the cut (`":
+    /// A sent it after it recorded"`), with the lines that show it pushed onto `at`: its send
+    /// and the record it follows, or its receipt or loss and the record it precedes. Empty
+    /// when no log sends it on `channel` (the claims' own finding says so).
+    fn not_in_flight(&self, claim: &Claim<A>, channel: ChannelId, id: &LogId, at: &mut Vec<String>) -> String {
+        let Some((msg, &send)) = self.ids.get(id).and_then(|m| Some((*m, self.sends.get(m)?))) else {
+            return String::new();
+        };
+        let events = &self.logs.trace.events;
+        if !matches!(events[send].kind, EventKind::Send { channel: c, .. } if c == channel) {
+            return String::new();
+        }
+        let ch = self.topology.channel(channel);
+        let recorded = |p: ProcessId| claim.records.get(p.index()).copied().flatten();
+        at.push(self.at("send", send));
+        if recorded(ch.from).is_some_and(|r| send > r) {
+            at.extend(self.record_at(claim, ch.from));
+            return format!(": {} sent it after it recorded", self.process(ch.from));
+        }
+        match self.gone.get(&msg) {
+            Some(&(lost, true)) => {
+                at.push(self.at("loss", lost));
+                ": it was lost in transit before the cut".to_string()
+            }
+            Some(&(receipt, false)) if recorded(ch.to).is_some_and(|r| receipt < r) => {
+                at.push(self.at("receipt", receipt));
+                at.extend(self.record_at(claim, ch.to));
+                format!(": {} received it before it recorded", self.process(ch.to))
+            }
+            _ => String::new(),
+        }
+    }
+
     /// A violation of the theorem, in the logs' words.
     pub(super) fn violation(&self, claim: &Claim<A>, v: &Violation) -> Finding {
         let mut at: Vec<String> = Vec::new();
@@ -224,12 +278,13 @@ impl<A: LogApp> Names<'_, A> {
                 )
             }
             Violation::ExtraMessage { channel, index, received, .. } => {
+                let id = claim.recorded.get(channel.index()).and_then(|ids| ids.get(*index));
+                let why = id.map(|id| self.not_in_flight(claim, *channel, id, &mut at)).unwrap_or_default();
                 at.extend(self.close_at(claim, *channel));
                 at.extend(received.iter().map(|r| self.event("its receipt after the cut", r)));
-                let id = claim.recorded.get(channel.index()).and_then(|ids| ids.get(*index));
                 let what = id.map_or_else(|| format!("its message at index {index}"), |id| format!("message {id}"));
                 format!(
-                    "the record of {} {} holds {what}, which was not in flight at the cut",
+                    "the record of {} {} holds {what}, which was not in flight at the cut{why}",
                     self.channel(*channel),
                     self.claimed(claim, *channel)
                 )
@@ -264,10 +319,59 @@ impl<A: LogApp> Names<'_, A> {
         Finding { clause: clause_name(v.clause()), message, at, consequences: Vec::new() }
     }
 
+    /// The marker-rule breaks of a snapshot that leave its cut consistent: a message sent on a
+    /// channel after its sender recorded and before its marker there, that neither crosses the
+    /// cut inward (received before its receiver recorded: clause a) nor is claimed by the
+    /// channel's record (clause b). One warning per such message, naming its send, the record
+    /// and the marker it falls between, and its receipt.
+    pub(super) fn marker_rule_breaks(&self, claim: &Claim<A>) -> Vec<Finding> {
+        let mut warnings = Vec::new();
+        let recorded = |p: ProcessId| claim.records.get(p.index()).copied().flatten();
+        for (position, e) in self.logs.trace.events.iter().enumerate() {
+            let EventKind::Send { channel, id, .. } = e.kind else { continue };
+            let ch = self.topology.channel(channel);
+            let (Some(record), Some(&marker)) = (recorded(ch.from), self.markers.get(&(claim.id, channel))) else {
+                continue;
+            };
+            if !(record < position && position < marker) {
+                continue;
+            }
+            let receipt = match self.gone.get(&id) {
+                Some(&(receipt, false)) => Some(receipt),
+                _ => None,
+            };
+            let crosses = receipt.is_some_and(|r| recorded(ch.to).map_or(true, |rq| r < rq));
+            let name = self.logs.names.get(&id);
+            let claimed = claim.recorded.get(channel.index()).is_some_and(|ids| name.is_some_and(|n| ids.contains(n)));
+            if crosses || claimed {
+                continue;
+            }
+            let label = self.channel(channel);
+            let mut at = vec![self.at("send", position)];
+            at.extend(self.record_at(claim, ch.from));
+            at.push(self.at(&format!("its marker on {label} sent"), marker));
+            at.extend(receipt.map(|r| self.at("receipt", r)));
+            warnings.push(Finding {
+                clause: "marker-rule",
+                message: format!(
+                    "snapshot {}: {} sends message {} on {label} after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: {}'s record of {label} leaves the message out",
+                    claim.id,
+                    self.process(ch.from),
+                    self.msg(id),
+                    self.process(ch.to),
+                ),
+                at,
+                consequences: Vec::new(),
+            });
+        }
+        warnings
+    }
+
     /// A claim no correct run makes.
     pub(super) fn anomaly(&self, anomaly: &Anomaly) -> Finding {
         let at = anomaly.at.iter().map(|(role, l)| format!("{role} at {l}")).collect();
-        Finding { clause: "claims", message: anomaly.message.clone(), at, consequences: Vec::new() }
+        let consequences = anomaly.consequences.iter().map(|a| self.anomaly(a)).collect();
+        Finding { clause: "claims", message: anomaly.message.clone(), at, consequences }
     }
 
     /// A FIFO break.

@@ -131,7 +131,8 @@ fn clean_outcome(files: Vec<String>, clean: &Clean) -> Judgement {
             more_findings: 0,
         })
         .collect();
-    conclude(files, clean.events, Capped::default(), snapshots, Capped::default())
+    // The pass stops at any marker-rule break (see its module docs): clean logs have none.
+    conclude(files, clean.events, Capped::default(), snapshots, Capped::default(), Capped::default())
 }
 
 /// Checks every snapshot the logs mention, and the run itself.
@@ -171,7 +172,11 @@ fn judge<A: LogApp>(
     let by_name: HashMap<&LogId, MsgId> = logs.names.iter().map(|(id, name)| (name, *id)).collect();
     let anomalies = anomalies(topology, logs, semantics.is_opaque());
     let mut snapshots = Vec::with_capacity(logs.claims.len());
+    let mut warnings = Capped::default();
     for (claim, anomalies) in logs.claims.iter().zip(&anomalies) {
+        if claim.unjudged.is_none() {
+            names.marker_rule_breaks(claim).into_iter().for_each(|w| warnings.push(w));
+        }
         // A snapshot not judged (a logging error leaves its order unknown; damage may hold what
         // it depends on) has no findings: they would be about what the logs do not tell.
         let unjudged = claim.unjudged.is_some();
@@ -220,7 +225,7 @@ fn judge<A: LogApp>(
             causes.push(replays.remove(0));
         }
         if let Some(first) = causes.first_mut() {
-            first.consequences = replays;
+            first.consequences.extend(replays);
         }
         let mut findings = Capped::default();
         causes.into_iter().for_each(|f| findings.push(f));
@@ -255,7 +260,7 @@ fn judge<A: LogApp>(
     let mut damage = Capped::default();
     logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
     logs.mislogged.iter().for_each(|m| damage.push(names.mislogged(m)));
-    Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run))
+    Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run, warnings))
 }
 
 /// A replay's finding (clause c or d); when the recorded states are not what the transitions

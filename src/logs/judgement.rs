@@ -59,6 +59,12 @@ pub struct Judgement {
     pub run: Vec<Finding>,
     /// Problems of the run past the first [`MAX_FINDINGS`], counted and not listed.
     pub more_run: usize,
+    /// What breaks the algorithm's rules but leaves the theorem holding, so no verdict: a
+    /// message sent after its sender recorded and before its marker on that channel, which the
+    /// receiver's record leaves out (clause `marker-rule`; the first [`MAX_FINDINGS`]).
+    pub warnings: Vec<Finding>,
+    /// Warnings past the first [`MAX_FINDINGS`], counted and not listed.
+    pub more_warnings: usize,
     /// The overall verdict in words.
     pub summary: String,
     /// The exit code.
@@ -82,13 +88,14 @@ impl Capped {
     }
 }
 
-/// The overall verdict and exit code.
+/// The overall verdict and exit code; `warnings` change neither.
 pub(super) fn conclude(
     files: Vec<String>,
     events: usize,
     damage: Capped,
     snapshots: Vec<SnapshotVerdict>,
     run: Capped,
+    warnings: Capped,
 ) -> Judgement {
     let (more_damage, damage) = (damage.more, damage.listed);
     let failed: Vec<u32> = snapshots.iter().filter(|s| s.judged && !s.holds).map(|s| s.id).collect();
@@ -141,6 +148,11 @@ pub(super) fn conclude(
             (true, true) => "; a channel is not FIFO, and a logged state is not what the transitions produce",
         });
     }
+    let warned = warnings.listed.len() + warnings.more;
+    if warned > 0 {
+        let s = if warned == 1 { "" } else { "s" };
+        summary.push_str(&format!("; {warned} warning{s} (see above)"));
+    }
     Judgement {
         ok,
         files,
@@ -151,6 +163,8 @@ pub(super) fn conclude(
         snapshots,
         run: run.listed,
         more_run: run.more,
+        warnings: warnings.listed,
+        more_warnings: warnings.more,
         summary,
         exit_code,
     }

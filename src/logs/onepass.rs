@@ -19,6 +19,11 @@
 //! "the marker arrives when `Q` has received as many messages on `c` as `P` had sent when it
 //! recorded". The states are recomputed by the transitions event by event and compared with every
 //! logged one, the recorded state included (clauses c and d follow).
+//!
+//! A message sent on `c` after `P` recorded and before its marker there is received ahead of
+//! that marker: before `Q` recorded (clause a), or after, where it makes the close's count differ
+//! from the cut's (clause b). Logs with such a marker-rule break are never clean, so the whole
+//! reader words it: a finding, or a warning when the cut survives it.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};

@@ -591,3 +591,243 @@ fn a_complete_snapshot_whose_cut_holds_a_dangling_receipt_is_not_judged() {
         );
     }
 }
+
+/// P1 initiates; P0 records on P1's marker, then sends "a0" (3) to P1 before its own marker:
+/// a send after its record, ahead of its marker. P1 receives it between its record and P0's
+/// marker, and its record of P0->P1 claims `recorded`.
+fn sent_ahead_of_the_marker(recorded: &str) -> [String; 2] {
+    let p0 = r#"{"process":"P0","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P0","seq":2,"kind":"send","channel":"P0->P1","msg":"a0","payload":3,"state":7}
+{"process":"P0","seq":3,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+"#;
+    let p1 = format!(
+        r#"{{"process":"P1","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}}
+{{"process":"P1","seq":1,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}}
+{{"process":"P1","seq":2,"kind":"receive","channel":"P0->P1","msg":"a0","state":13}}
+{{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":{recorded}}}
+"#
+    );
+    [p0.to_string(), p1]
+}
+
+/// The judgement of two processes' balance logs (10 each) by `reader`.
+fn balance_judgement(p0: &str, p1: &str, reader: Reader) -> Judgement {
+    let texts = [("P0.jsonl".to_string(), p0.to_string()), ("P1.jsonl".to_string(), p1.to_string())];
+    let initial = vec![Balance(10), Balance(10)];
+    judge_logs(&topology(), initial, Source::Texts(&texts), &Semantics::balance(), reader, &mut ()).unwrap()
+}
+
+#[test]
+fn a_record_holding_a_message_sent_after_the_cut_names_its_send_and_the_senders_record() {
+    let [p0, p1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(&p0, &p1, reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        let finding = &judgement.snapshots[0].findings[0];
+        assert_eq!(finding.clause, "b");
+        assert_eq!(
+            finding.message,
+            r#"the record of P0->P1 ["a0"] holds message "a0", which was not in flight at the cut: P0 sent it after it recorded"#
+        );
+        assert_eq!(
+            finding.at,
+            [
+                "send at P0.jsonl:3",
+                "P0's record at P0.jsonl:2",
+                "the record of P0->P1 closed at P1.jsonl:4",
+                "its receipt after the cut at P1.jsonl:3"
+            ],
+            "{reader:?}"
+        );
+    }
+}
+
+#[test]
+fn the_replays_consequences_name_messages_by_their_ids_not_their_payloads() {
+    // P1 sends "b0" (1) and "b1" (2) to P0 before it records; P0 records first and receives
+    // both after, but its record of P1->P0 claims only "b1". The (c) and (d) replays under the
+    // (b) finding name the messages as the logs do, not by their payloads (2 and [1, 2]).
+    let p0 = r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0,"channel":"P0->P1"}
+{"process":"P0","seq":2,"kind":"receive","channel":"P1->P0","msg":"b0","state":11}
+{"process":"P0","seq":3,"kind":"receive","channel":"P1->P0","msg":"b1","state":13}
+{"process":"P0","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":["b1"]}
+"#;
+    let p1 = r#"{"process":"P1","seq":0,"kind":"send","channel":"P1->P0","msg":"b0","payload":1,"state":9}
+{"process":"P1","seq":1,"kind":"send","channel":"P1->P0","msg":"b1","payload":2,"state":7}
+{"process":"P1","seq":2,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":3,"kind":"record","snapshot":0,"initiated":false,"state":7}
+{"process":"P1","seq":4,"kind":"marker-send","snapshot":0,"channel":"P1->P0"}
+"#;
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(p0, p1, reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        let finding = &judgement.snapshots[0].findings[0];
+        assert_eq!(
+            finding.message,
+            r#"message "b0", in flight on P1->P0 at the cut, is missing from its record ["b1"]"#
+        );
+        let consequences: Vec<(&str, &str)> =
+            finding.consequences.iter().map(|c| (c.clause, c.message.as_str())).collect();
+        assert_eq!(
+            consequences[1..],
+            [
+                (
+                    "c",
+                    r#"the recorded state is not reachable from the state at initiation: channel P1->P0 recorded ["b1"] but holds ["b0", "b1"] at the cut"#
+                ),
+                (
+                    "d",
+                    r#"the end state is not reachable from the recorded state: receipt of "b0" on P1->P0 finds "b1" at the head of the channel"#
+                ),
+            ],
+            "{reader:?}"
+        );
+        assert_eq!(consequences[0].0, "total", "{reader:?}");
+    }
+}
+
+/// Three processes: P0 initiates and logs its broadcast marker-send twice (line 3); P1 and P2
+/// each receive both markers, the second closing P0's channel to them a second time.
+const TWICE: [&str; 3] = [
+    r#"{"process":"P0","seq":0,"kind":"record","snapshot":0,"initiated":true,"state":10}
+{"process":"P0","seq":1,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P0","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P1->P0","recorded":[]}
+{"process":"P0","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P0","recorded":[]}
+"#,
+    r#"{"process":"P1","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P1","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P1","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P1","recorded":[]}
+{"process":"P1","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P2->P1","recorded":[]}
+"#,
+    r#"{"process":"P2","seq":0,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":1,"kind":"record","snapshot":0,"initiated":false,"state":10}
+{"process":"P2","seq":2,"kind":"marker-send","snapshot":0}
+{"process":"P2","seq":3,"kind":"marker-receive","snapshot":0,"channel":"P0->P2","recorded":[]}
+{"process":"P2","seq":4,"kind":"marker-receive","snapshot":0,"channel":"P1->P2","recorded":[]}
+"#,
+];
+
+#[test]
+fn a_duplicated_marker_send_is_one_finding_naming_its_line_with_the_records_it_closes_again_under_it() {
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = threads_judgement(TWICE[0], TWICE[1], TWICE[2], reader);
+        assert_eq!(judgement.exit_code, EXIT_FAIL, "{reader:?}: {judgement:#?}");
+        assert_eq!(judgement.summary, "the snapshot violates the theorem (snapshot 0)");
+        let findings = &judgement.snapshots[0].findings;
+        assert_eq!(findings.len(), 1, "{reader:?}: {findings:#?}");
+        let f = &findings[0];
+        assert_eq!((f.clause, f.message.as_str()), ("claims", "P0 sends a marker of snapshot 0 a second time on P0->P1, P0->P2, where it already sent one: a channel carries one marker of a snapshot, and the second closes its record a second time"));
+        assert_eq!(f.at, ["marker sent again at P0.jsonl:3", "first marker sent at P0.jsonl:2"]);
+        let again: Vec<(&str, &[String])> = f.consequences.iter().map(|c| (c.message.as_str(), &c.at[..])).collect();
+        assert_eq!(
+            again,
+            [
+                (
+                    "the record of P0->P1 for snapshot 0 is closed a second time",
+                    &["marker receipt at P1.jsonl:4".to_string()][..]
+                ),
+                (
+                    "the record of P0->P2 for snapshot 0 is closed a second time",
+                    &["marker receipt at P2.jsonl:4".to_string()][..]
+                ),
+            ],
+            "{reader:?}"
+        );
+    }
+}
+
+#[test]
+fn a_send_between_a_record_and_its_marker_left_out_of_the_receivers_record_is_a_warning() {
+    // The logs of `a_record_holding_a_message_sent_after_the_cut_…`, but P1's record of P0->P1
+    // leaves "a0" out: the marker rule is broken, and the cut is consistent all the same.
+    let [p0, p1] = sent_ahead_of_the_marker("[]");
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let judgement = balance_judgement(&p0, &p1, reader);
+        assert!(judgement.ok && judgement.exit_code == EXIT_OK, "{reader:?}: {judgement:#?}");
+        assert!(judgement.snapshots[0].holds && judgement.snapshots[0].findings.is_empty());
+        assert_eq!(judgement.summary, "the snapshot holds; 1 warning (see above)");
+        assert_eq!(judgement.warnings.len(), 1, "{reader:?}: {:#?}", judgement.warnings);
+        let w = &judgement.warnings[0];
+        assert_eq!(w.clause, "marker-rule");
+        assert_eq!(
+            w.message,
+            r#"snapshot 0: P0 sends message "a0" on P0->P1 after it recorded and before its marker there (the marker rule sends the marker first); the cut is still consistent: P1's record of P0->P1 leaves the message out"#
+        );
+        assert_eq!(
+            w.at,
+            [
+                "send at P0.jsonl:3",
+                "P0's record at P0.jsonl:2",
+                "its marker on P0->P1 sent at P0.jsonl:4",
+                "receipt at P1.jsonl:3"
+            ]
+        );
+        let mut text = Vec::new();
+        text::print_outcome(&judgement, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("\nwarning: the marker rule (the theorem still holds): snapshot 0: P0 sends message \"a0\"")
+                && text.contains("\n    send at P0.jsonl:3\n    P0's record at P0.jsonl:2\n"),
+            "{text}"
+        );
+        let json = serde_json::to_value(&judgement).unwrap();
+        assert_eq!(json["warnings"][0]["clause"], "marker-rule", "{json:#}");
+    }
+    // No warning where the break is a finding: the record claims the message (b).
+    let [p0, p1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    assert!(balance_judgement(&p0, &p1, Reader::Whole).warnings.is_empty());
+}
+
+/// `judgement` as JSON, the files left out and every `FILE:LINE` of `texts` replaced by the
+/// line logged there (without `seq`): what no layout of the lines may change.
+fn unlocated(judgement: &Judgement, texts: &[(String, String)]) -> String {
+    let mut v = serde_json::to_value(judgement).unwrap();
+    v.as_object_mut().unwrap().remove("files");
+    let mut out = v.to_string();
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (file, text) in texts {
+        for (i, line) in text.lines().enumerate() {
+            let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+            event.as_object_mut().unwrap().remove("seq");
+            lines.push((format!("{file}:{}", i + 1), event.to_string()));
+        }
+    }
+    // The longest first: `P0.jsonl:1` is a prefix of `P0.jsonl:12`.
+    lines.sort_by_key(|(at, _)| std::cmp::Reverse(at.len()));
+    for (at, event) in lines {
+        out = out.replace(&at, &event);
+    }
+    out
+}
+
+#[test]
+fn the_new_findings_and_warnings_do_not_depend_on_how_the_lines_are_laid_out() {
+    let topology3 = Topology::complete(3).unwrap();
+    let [ahead0, ahead1] = sent_ahead_of_the_marker("[]");
+    let [extra0, extra1] = sent_ahead_of_the_marker(r#"["a0"]"#);
+    let cases: [(&Topology, Vec<&str>); 3] =
+        [(&topology(), vec![&ahead0, &ahead1]), (&topology(), vec![&extra0, &extra1]), (&topology3, TWICE.to_vec())];
+    for (topology, texts) in cases {
+        let per_process: Vec<(String, String)> =
+            texts.iter().enumerate().map(|(i, t)| (format!("P{i}.jsonl"), t.to_string())).collect();
+        // Every line in one file, in reverse.
+        let all: String = texts.iter().flat_map(|t| t.lines()).rev().map(|l| format!("{l}\n")).collect();
+        let one_file = vec![("all.jsonl".to_string(), all)];
+        let judge = |texts: &[(String, String)], reader: Reader| {
+            let initial = vec![Balance(10); topology.len()];
+            let j =
+                judge_logs(topology, initial, Source::Texts(texts), &Semantics::balance(), reader, &mut ()).unwrap();
+            unlocated(&j, texts)
+        };
+        let expected = judge(&per_process, Reader::Whole);
+        assert!(!expected.contains(".jsonl:") && expected.contains(r#"{"channel""#), "{expected}");
+        for reader in [Reader::OnePass, Reader::Whole] {
+            assert_eq!(judge(&per_process, reader), expected, "{reader:?}");
+            assert_eq!(judge(&one_file, reader), expected, "{reader:?}, one file");
+        }
+    }
+}

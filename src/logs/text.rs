@@ -1,5 +1,5 @@
 //! The verdicts in words for a terminal: a line per snapshot, its findings indented under it,
-//! the run's consistency and the overall verdict.
+//! the warnings (a `warning:` line each), the run's consistency and the overall verdict.
 
 use std::io::Write;
 
@@ -56,6 +56,15 @@ pub fn print_outcome(outcome: &Judgement, out: &mut dyn Write) -> std::io::Resul
                 }
             }
         }
+    }
+    for w in &outcome.warnings {
+        writeln!(out, "warning: {}: {}", clause_title(w.clause), w.message)?;
+        for at in &w.at {
+            writeln!(out, "    {at}")?;
+        }
+    }
+    if outcome.more_warnings > 0 {
+        writeln!(out, "... and {} more warnings (the first {MAX_FINDINGS} are listed)", outcome.more_warnings)?;
     }
     if outcome.run.is_empty() {
         if outcome.app == "none" {
