@@ -17,7 +17,7 @@ pub(super) fn key(fp: Fingerprint) -> u64 {
 /// A rank's seen set: its fingerprints, each with its parent's (or [`init_parent`]), in an
 /// open-addressing table probed linearly.
 pub(super) struct Parents {
-    slots: Vec<[u64; 2]>,
+    pub(super) slots: Vec<[u64; 2]>,
     /// Fingerprints held.
     pub(super) len: usize,
 }
@@ -88,7 +88,7 @@ pub(super) struct Asked {
 }
 
 /// Slots of a rank's [`Asked`] table.
-const ASKED: usize = 1 << 20;
+pub(super) const ASKED: usize = 1 << 20;
 
 impl Asked {
     pub(super) fn new() -> Self {

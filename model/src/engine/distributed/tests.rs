@@ -1,6 +1,7 @@
 //! The distributed search on thread ranks: every rank count finds the single search's states,
 //! levels and verdicts.
 
+use super::tables::ASKED;
 use super::*;
 use crate::engine::ranks::Threads;
 use crate::engine::wire::NotAState;
