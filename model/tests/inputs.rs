@@ -117,3 +117,21 @@ fn a_snapshot_started_where_markers_cannot_reach_every_node_exits_2_naming_the_l
     let o = model(&["replay", "--topology", path(&top), "--events", path(&events)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn check_and_replay_refuse_a_top_without_token_counts_naming_the_line_and_check_takes_tokens_instead() {
+    let top = temp_file("ids.top", "2\nA 3\nB\nA B\nB A\n");
+    bad_input(
+        &["check", "--topology", path(&top)],
+        "ids.top:3: node B has no token count, but the model makes its initial state from one: give `B TOKENS` \
+         here, or set --tokens for every house",
+    );
+    let events = temp_file("ids.events", "snapshot A\n");
+    bad_input(
+        &["replay", "--topology", path(&top), "--events", path(&events)],
+        "ids.top:3: node B has no token count (its line gives the id alone), and its initial state is made from one",
+    );
+    // `--tokens` gives every house's jars: the file's counts are not needed.
+    let o = model(&["check", "--topology", path(&top), "--tokens", "1", "--sends", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
