@@ -491,3 +491,28 @@ fn an_app_needing_token_counts_refuses_ids_alone_naming_the_line_unless_initial_
     let o = model(&args);
     assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
+
+#[test]
+fn one_log_of_three_counts_every_event_read_and_says_how_many_were_set_aside() {
+    // Issue 53: with the other logs missing, the first line counted only the events of the run
+    // judged (5 of N1's 11), as if the receipts set aside had not been read.
+    let dir = temp_dir("one-log");
+    let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsend N2 N1 1\nsnapshot N3\ntick 3\n";
+    let out = replay_logs(&dir, events, &["--seed", "3"]);
+    let (top, n1) = (out.join("topology.top").display().to_string(), out.join("N1.jsonl"));
+    let read = lines(&n1);
+    // Every receipt in N1's log is of what N2's or N3's log, not given, sends.
+    let receipts = read.iter().filter(|e| is(e, "receive") || is(e, "marker-receive")).count();
+    assert_eq!((read.len(), receipts), (11, 6));
+    let n1 = n1.display().to_string();
+    let o = model(&["verify", "--topology", &top, "--trace", &n1]);
+    assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().next(),
+        Some("read 11 events from 1 file (6 of them set aside: receipts or losses of what no log sends); 2 snapshots found")
+    );
+    let o = model(&["verify", "--topology", &top, "--trace", &n1, "--json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let counts = (json["events"].as_u64(), json["set_aside"].as_u64(), json["files"].as_array().map(Vec::len));
+    assert_eq!(counts, (Some(11), Some(6), Some(1)));
+}

@@ -131,7 +131,7 @@ fn clean_outcome(files: Vec<String>, clean: &Clean) -> Judgement {
             more_findings: 0,
         })
         .collect();
-    conclude(files, clean.events, Capped::default(), snapshots, Capped::default())
+    conclude(files, (clean.events, 0), Capped::default(), snapshots, Capped::default())
 }
 
 /// Checks every snapshot the logs mention, and the run itself.
@@ -255,7 +255,11 @@ fn judge<A: LogApp>(
     let mut damage = Capped::default();
     logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
     logs.mislogged.iter().for_each(|m| damage.push(names.mislogged(m)));
-    Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run))
+    // Every event read counts, those set aside (the dangling receipts) too: the run judged
+    // holds the others.
+    let read: usize = logs.kept.iter().map(|&(read, _)| read).sum();
+    let set_aside: usize = logs.kept.iter().map(|&(read, kept)| read - kept).sum();
+    Ok(conclude(files, (read, set_aside), damage, snapshots, run))
 }
 
 /// A replay's finding (clause c or d); when the recorded states are not what the transitions
