@@ -32,7 +32,7 @@ const COMMANDS: &[(&str, usize)] = &[
     ("docs/src/your-application.md", 4),
     ("docs/src/checking-logs.md", 12),
     ("docs/src/fault-variants.md", 5),
-    ("docs/src/loggers.md", 4),
+    ("docs/src/loggers.md", 7),
     ("docs/src/your-rust-implementation.md", 1),
     ("docs/src/performance.md", 2),
     ("docs/src/cross-checks.md", 2),

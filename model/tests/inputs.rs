@@ -140,3 +140,21 @@ fn a_depth_no_search_reaches_exits_2_naming_the_flag() {
         }
     }
 }
+
+#[test]
+fn check_and_replay_refuse_a_top_without_token_counts_naming_the_line_and_check_takes_tokens_instead() {
+    let top = temp_file("ids.top", "2\nA 3\nB\nA B\nB A\n");
+    bad_input(
+        &["check", "--topology", path(&top)],
+        "ids.top:3: node B has no token count, but the model makes its initial state from one: give `B TOKENS` \
+         here, or set --tokens for every house",
+    );
+    let events = temp_file("ids.events", "snapshot A\n");
+    bad_input(
+        &["replay", "--topology", path(&top), "--events", path(&events)],
+        "ids.top:3: node B has no token count (its line gives the id alone), and its initial state is made from one",
+    );
+    // `--tokens` gives every house's jars: the file's counts are not needed.
+    let o = model(&["check", "--topology", path(&top), "--tokens", "1", "--sends", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

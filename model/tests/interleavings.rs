@@ -79,7 +79,7 @@ fn verdicts(dir: &Path, files: &[PathBuf]) -> String {
             events.insert(format!("{}:{}", f.display(), i + 1), key(line));
         }
     }
-    let initial = top.tokens.iter().map(|&t| Bank::new(t)).collect();
+    let initial = top.counts().unwrap().iter().map(|&t| Bank::new(t)).collect();
     let text = match judge_files::<Bank>(topology, initial, files, &Semantics::interpreted()) {
         Ok(outcome) => {
             let mut v = serde_json::to_value(&outcome).unwrap();

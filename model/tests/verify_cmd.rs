@@ -440,3 +440,79 @@ fn a_value_the_chosen_app_does_not_take_names_the_apps_that_do() {
     );
     assert!(stderr(&o).contains(&expected), "expected {expected:?} in {}", stderr(&o));
 }
+
+/// Replays a short script on the three-node topology in `dir` and writes, beside its logs,
+/// `ids.top`: the same topology with its node lines giving the ids alone. The logs' paths and
+/// the new file's.
+fn logs_and_ids_top(dir: &Path) -> (Vec<String>, String) {
+    let events = "send N1 N2 3\nsnapshot N1\nsend N3 N1 2\ntick 3\n";
+    let out = replay_logs(dir, events, &["--seed", "1"]);
+    let ids = dir.join("ids.top");
+    std::fs::write(&ids, "3\nN1\nN2\nN3\nN1 N2\nN2 N3\nN3 N1\nN2 N1\n").unwrap();
+    let logs = ["N1", "N2", "N3"].iter().map(|n| out.join(format!("{n}.jsonl")).display().to_string()).collect();
+    (logs, ids.display().to_string())
+}
+
+#[test]
+fn app_none_takes_a_top_whose_node_lines_give_ids_alone() {
+    let dir = temp_dir("ids-none");
+    let (logs, top) = logs_and_ids_top(&dir);
+    let mut args = vec!["verify", "--topology", top.as_str(), "--app", "none", "--trace"];
+    args.extend(logs.iter().map(String::as_str));
+    let o = model(&args);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).ends_with("verdict: the snapshot holds\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn an_app_needing_token_counts_refuses_ids_alone_naming_the_line_unless_initial_gives_the_states() {
+    let dir = temp_dir("ids-apps");
+    let (logs, top) = logs_and_ids_top(&dir);
+    for app in ["bank", "orders", "stream", "balance"] {
+        let mut args = vec!["verify", "--topology", top.as_str(), "--app", app, "--trace"];
+        args.extend(logs.iter().map(String::as_str));
+        let o = model(&args);
+        assert_eq!(exit(&o), Some(2), "{app}: {}{}", stdout(&o), stderr(&o));
+        let expected = format!(
+            "error: {top}:2: node N1 has no token count, but --app {app} makes its initial state from one: give \
+             `N1 TOKENS` here, or every initial state with --initial FILE\n"
+        );
+        assert_eq!(stderr(&o), expected, "{app}");
+        assert!(stdout(&o).is_empty(), "{app}: nothing judged: {}", stdout(&o));
+    }
+    // With --initial, the counts are not read: the bank's logs hold.
+    let initial = dir.join("initial.json");
+    let bank = r#"{"jars":10,"sold":0}"#;
+    std::fs::write(&initial, format!(r#"{{"N1":{bank},"N2":{bank},"N3":{bank}}}"#)).unwrap();
+    let initial = initial.display().to_string();
+    let mut args =
+        vec!["verify", "--topology", top.as_str(), "--app", "bank", "--initial", initial.as_str(), "--trace"];
+    args.extend(logs.iter().map(String::as_str));
+    let o = model(&args);
+    assert_eq!(exit(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn one_log_of_three_counts_every_event_read_and_says_how_many_were_set_aside() {
+    // Issue 53: with the other logs missing, the first line counted only the events of the run
+    // judged (5 of N1's 11), as if the receipts set aside had not been read.
+    let dir = temp_dir("one-log");
+    let events = "send N1 N2 3\nsend N2 N3 4\nsnapshot N1\nsend N3 N1 2\ntick\nsend N2 N1 1\nsnapshot N3\ntick 3\n";
+    let out = replay_logs(&dir, events, &["--seed", "3"]);
+    let (top, n1) = (out.join("topology.top").display().to_string(), out.join("N1.jsonl"));
+    let read = lines(&n1);
+    // Every receipt in N1's log is of what N2's or N3's log, not given, sends.
+    let receipts = read.iter().filter(|e| is(e, "receive") || is(e, "marker-receive")).count();
+    assert_eq!((read.len(), receipts), (11, 6));
+    let n1 = n1.display().to_string();
+    let o = model(&["verify", "--topology", &top, "--trace", &n1]);
+    assert_eq!(exit(&o), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().next(),
+        Some("read 11 events from 1 file (6 of them set aside: receipts or losses of what no log sends); 2 snapshots found")
+    );
+    let o = model(&["verify", "--topology", &top, "--trace", &n1, "--json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let counts = (json["events"].as_u64(), json["set_aside"].as_u64(), json["files"].as_array().map(Vec::len));
+    assert_eq!(counts, (Some(11), Some(6), Some(1)));
+}

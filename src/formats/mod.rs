@@ -91,6 +91,13 @@ pub enum Problem {
         /// The id.
         name: String,
     },
+    /// A `.top` node line giving the id alone where a token count is needed: the initial
+    /// states are made from the counts.
+    #[error("node {node} has no token count (its line gives the id alone), and its initial state is made from one")]
+    NoTokens {
+        /// The node.
+        node: String,
+    },
     /// An expected `.snap` file with no snapshot block.
     #[error("holds no snapshot: expected a snapshot id line, its `NODE tokens` lines and `SRC DST token(K)` lines")]
     NoSnapshot,

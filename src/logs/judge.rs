@@ -132,7 +132,7 @@ fn clean_outcome(files: Vec<String>, clean: &Clean) -> Judgement {
         })
         .collect();
     // The pass stops at any marker-rule break (see its module docs): clean logs have none.
-    conclude(files, clean.events, Capped::default(), snapshots, Capped::default(), Capped::default())
+    conclude(files, (clean.events, 0), Capped::default(), snapshots, Capped::default(), Capped::default())
 }
 
 /// Checks every snapshot the logs mention, and the run itself.
@@ -260,7 +260,11 @@ fn judge<A: LogApp>(
     let mut damage = Capped::default();
     logs.damage.iter().for_each(|d| damage.push(names.damage(d)));
     logs.mislogged.iter().for_each(|m| damage.push(names.mislogged(m)));
-    Ok(conclude(files, logs.trace.events.len(), damage, snapshots, run, warnings))
+    // Every event read counts, those set aside (the dangling receipts) too: the run judged
+    // holds the others.
+    let read: usize = logs.kept.iter().map(|&(read, _)| read).sum();
+    let set_aside: usize = logs.kept.iter().map(|&(read, kept)| read - kept).sum();
+    Ok(conclude(files, (read, set_aside), damage, snapshots, run, warnings))
 }
 
 /// A replay's finding (clause c or d); when the recorded states are not what the transitions

@@ -45,8 +45,12 @@ pub struct Judgement {
     pub files: Vec<String>,
     /// What the states are: the application's name, set by the caller (empty when unset).
     pub app: String,
-    /// Events read (in the run judged: without those damage cut off).
+    /// Events read from the logs, those set aside included (a `marker-send` line naming no
+    /// channel is one event per outgoing channel).
     pub events: usize,
+    /// Of [`Judgement::events`], those set aside, not in the run judged: receipts and losses
+    /// of messages or markers no log sends (damage, reported in [`Judgement::damage`]).
+    pub set_aside: usize,
     /// Damage to the logs: what was not read, and why; and logging errors, the snapshots whose
     /// order the logs do not tell (clause `logging`; the first [`MAX_FINDINGS`]).
     pub damage: Vec<Finding>,
@@ -91,7 +95,7 @@ impl Capped {
 /// The overall verdict and exit code; `warnings` change neither.
 pub(super) fn conclude(
     files: Vec<String>,
-    events: usize,
+    (events, set_aside): (usize, usize),
     damage: Capped,
     snapshots: Vec<SnapshotVerdict>,
     run: Capped,
@@ -158,6 +162,7 @@ pub(super) fn conclude(
         files,
         app: String::new(),
         events,
+        set_aside,
         damage,
         more_damage,
         snapshots,

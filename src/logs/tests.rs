@@ -350,6 +350,35 @@ fn opaque_states_logged_only_on_records_judge_a_correct_run() {
 }
 
 #[test]
+fn the_first_line_counts_every_event_read_and_says_apart_those_set_aside() {
+    use crate::apps::json::Opaque;
+    let first_line = |j: &Judgement| {
+        let mut out = Vec::new();
+        super::text::print_outcome(j, &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().next().unwrap().to_string()
+    };
+    // P0's log missing: P1's receipt of m1 and of P0's two markers, which no log sends, are read
+    // and set aside.
+    let texts = [("P1.jsonl".to_string(), RECORDS_ONLY1.to_string())];
+    for reader in [Reader::OnePass, Reader::Whole] {
+        let semantics = Semantics::opaque();
+        let j = judge_logs(&topology(), vec![Opaque::default(); 2], Source::Texts(&texts), &semantics, reader, &mut ())
+            .unwrap();
+        assert_eq!((j.events, j.set_aside, j.files.len(), j.exit_code), (7, 3, 1, EXIT_UNDECIDED), "{reader:?}");
+        assert_eq!(
+            first_line(&j),
+            "read 7 events from 1 file (3 of them set aside: receipts or losses of what no log sends); 2 snapshots found"
+        );
+        let json = serde_json::to_value(&j).unwrap();
+        assert_eq!((json["events"].as_u64(), json["set_aside"].as_u64()), (Some(7), Some(3)));
+        // Both logs: nothing set aside, and nothing said of it.
+        let j = opaque_judgement(RECORDS_ONLY0, RECORDS_ONLY1, reader);
+        assert_eq!((j.events, j.set_aside), (14, 0), "{reader:?}");
+        assert_eq!(first_line(&j), "read 14 events from 2 files; 2 snapshots found");
+    }
+}
+
+#[test]
 fn an_opaque_record_is_compared_only_with_a_state_logged_at_the_same_point() {
     // P0 logs 7 with its send, then records 8: nothing between, a finding naming both lines.
     let forged = RECORDS_ONLY0
@@ -551,7 +580,8 @@ fn a_dangling_receipt_after_a_snapshot_closed_on_its_channel_leaves_the_snapshot
             ],
             "{reader:?}"
         );
-        assert_eq!(judgement.events, 17, "{reader:?}: every event but the dangling receipt");
+        let counts = (judgement.events, judgement.set_aside);
+        assert_eq!(counts, (18, 1), "{reader:?}: every event read, the dangling receipt set aside");
     }
     // P1's logged states after the cart are still compared where known: one before it that
     // the transitions do not produce is a finding.

@@ -10,9 +10,15 @@ use super::judgement::{Judgement, MAX_FINDINGS};
 /// the overall verdict.
 pub fn print_outcome(outcome: &Judgement, out: &mut dyn Write) -> std::io::Result<()> {
     let files = outcome.files.len();
+    // What was read but left out of the run judged is said apart: receipts and losses of
+    // messages or markers no log sends.
+    let set_aside = match outcome.set_aside {
+        0 => String::new(),
+        n => format!(" ({n} of them set aside: receipts or losses of what no log sends)"),
+    };
     writeln!(
         out,
-        "read {} event{} from {files} file{}; {} snapshot{} found",
+        "read {} event{} from {files} file{}{set_aside}; {} snapshot{} found",
         outcome.events,
         if outcome.events == 1 { "" } else { "s" },
         if files == 1 { "" } else { "s" },

@@ -137,7 +137,7 @@ pub fn replay(request: &Replay) -> Result<ReplayOutcome, ReplayError> {
     let run = run_events(&top, &events, config)?;
     if let Some(dir) = &request.trace_out {
         let snapshots: Vec<_> = run.snapshots.iter().map(|s| s.global.clone()).collect();
-        write_logs(dir, &top.topology, &top.tokens, &run.trace, &snapshots)?;
+        write_logs(dir, &top.topology, &run.tokens, &run.trace, &snapshots)?;
     }
     run.check(&top.topology).map_err(|failure| ReplayError::Snapshot { file: events.file.clone(), failure })?;
     let blocks = run.blocks(&top.topology);
@@ -163,9 +163,10 @@ pub fn compare_with(
 
 /// Runs an event script on a fresh simulator: every command at once in its time step, then
 /// ticks until every snapshot completed (or nothing is left in transit) and [`SETTLE_TICKS`]
-/// more. Command errors name the `.events` file and line.
+/// more. Command errors name the `.events` file and line; a node of `top` without a token count
+/// (the houses' jars) is an error naming its line.
 pub fn run_events(top: &TopFile, events: &EventsFile, config: SimConfig) -> Result<Finished<Bank>, ReplayError> {
-    let mut sim = Simulator::<Bank>::new(top.topology.clone(), &top.tokens, config)
+    let mut sim = Simulator::<Bank>::new(top.topology.clone(), &top.counts()?, config)
         .map_err(|error| ReplayError::Completion { file: events.file.clone(), error })?;
     for step in &events.steps {
         let node = |name: &str| -> Result<ProcessId, ReplayError> {

@@ -142,7 +142,8 @@ pub(crate) enum Command {
     /// theorem: one verdict per snapshot found in the logs, then an overall verdict.
     #[command(after_help = verify::VERIFY_EXIT_CODES)]
     Verify {
-        /// The topology (.top; its tokens are the initial states, unless --initial gives them).
+        /// The topology (.top; its tokens are the initial states, unless --initial gives them;
+        /// with --initial or --app none a node line may give its id alone).
         #[arg(long)]
         topology: PathBuf,
         /// The log files (one per process, or any split of the events).
@@ -180,7 +181,8 @@ pub(crate) struct ModelArgs {
     /// complete; with --app stream, dataflow.
     #[arg(long)]
     pub(crate) topology: Option<TopologySpec>,
-    /// Jars per house (default 2, or the file's); on a dataflow topology, the source's only.
+    /// Jars per house (default 2, or the file's, which must then give every house's); on a
+    /// dataflow topology, the source's only.
     #[arg(long)]
     pub(crate) tokens: Option<u32>,
     /// Actions per house: one-jar transfers (and sales with --internal), 0–20.

@@ -18,6 +18,7 @@ use chandy_lamport::apps::spec::Spec;
 use chandy_lamport::apps::stream::Stream;
 use chandy_lamport::formats::jsonl::{LogApp, LogProblem, NotClean, Source};
 use chandy_lamport::formats::top::TopFile;
+use chandy_lamport::formats::Problem;
 use chandy_lamport::logs::text::print_outcome;
 use chandy_lamport::logs::{
     judge_logs, InitialError, InitialProblem, Judgement, LogsError, Progress, Semantics, Watch,
@@ -114,11 +115,17 @@ pub fn run(
     for w in &top.warnings {
         note(format!("warning: {w}"));
     }
-    fn initial<A: Spec + LogApp>(top: &TopFile, path: &Path, file: Option<&Path>) -> anyhow::Result<Vec<A>> {
+    fn initial<A: Spec + LogApp>(
+        top: &TopFile,
+        path: &Path,
+        file: Option<&Path>,
+        app: LogKind,
+    ) -> anyhow::Result<Vec<A>> {
         if let Some(file) = file {
             return read_initial(file, &top.topology);
         }
-        match chandy_lamport::apps::spec::too_many_tokens::<A>(&top.tokens) {
+        let tokens = counts(top, app)?;
+        match chandy_lamport::apps::spec::too_many_tokens::<A>(&tokens) {
             Some((Some(p), t)) => {
                 let line = top.node_lines.get(p.index()).map_or(String::new(), |l| format!(":{l}"));
                 let (file, name, max) = (path.display(), A::NAME, A::MAX_TOKENS);
@@ -130,7 +137,7 @@ pub fn run(
             }
             None => {}
         }
-        Ok(top.topology.processes().map(|p| A::initial(p, top.tokens.get(p.index()).copied().unwrap_or(0))).collect())
+        Ok(top.topology.processes().map(|p| A::initial(p, tokens[p.index()])).collect())
     }
     let t = &top.topology;
     let mut ticker = Ticker::new(Duration::from_secs(3));
@@ -138,21 +145,21 @@ pub fn run(
     let reader = reader.library();
     let outcome = match app {
         LogKind::Bank => {
-            let initial = initial::<Bank>(&top, topology, initial_file)?;
+            let initial = initial::<Bank>(&top, topology, initial_file, app)?;
             judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Orders => {
-            let initial = initial::<Orders>(&top, topology, initial_file)?;
+            let initial = initial::<Orders>(&top, topology, initial_file, app)?;
             judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Stream => {
-            let initial = initial::<Stream>(&top, topology, initial_file)?;
+            let initial = initial::<Stream>(&top, topology, initial_file, app)?;
             judge_logs(t, initial, source, &Semantics::interpreted(), reader, &mut ticker)
         }
         LogKind::Balance => {
             let initial = match initial_file {
                 Some(file) => read_initial(file, t)?,
-                None => top.tokens.iter().map(|&b| Balance(i64::from(b))).collect(),
+                None => counts(&top, app)?.into_iter().map(|b| Balance(i64::from(b))).collect(),
             };
             judge_logs(t, initial, source, &Semantics::balance(), reader, &mut ticker)
         }
@@ -219,6 +226,22 @@ impl LogKind {
             LogKind::None => reads::<Opaque>(field, value),
         }
     }
+}
+
+/// Each process's token count from the topology file, which `app` makes the initial states from
+/// (without `--initial`): a node line giving the id alone is an error naming its line, the
+/// application that needs the count, and the two ways to give the initial states.
+fn counts(top: &TopFile, app: LogKind) -> anyhow::Result<Vec<u32>> {
+    top.counts().map_err(|e| match &e.problem {
+        Problem::NoTokens { node } => anyhow::anyhow!(
+            "{}:{}: node {node} has no token count, but --app {} makes its initial state from one: give `{node} TOKENS` \
+             here, or every initial state with --initial FILE",
+            e.file,
+            e.line,
+            app.name()
+        ),
+        _ => anyhow::Error::new(e),
+    })
 }
 
 /// `--initial FILE` read by the library, its refusals naming the flag.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use chandy_lamport::formats::top::{TopFile, TopWarning};
-use chandy_lamport::formats::FormatError;
+use chandy_lamport::formats::{FormatError, Problem};
 use chandy_lamport::{Algorithm, Initiators, ProcessId, Topology, TopologyError, Variant};
 use thiserror::Error;
 
@@ -26,7 +26,8 @@ pub enum TopologySpec {
     /// `Pi -> Pj` for every `i < j`: a dataflow job whose one source, `P0`, holds the tokens
     /// (the other processes none).
     Dataflow,
-    /// A `.top` file (its node count and tokens are used).
+    /// A `.top` file (its node count and tokens are used; its node lines may give ids alone
+    /// when `tokens` gives every process's).
     File(PathBuf),
 }
 
@@ -145,7 +146,8 @@ pub struct Config {
     pub procs: Option<usize>,
     /// The channel graph.
     pub topology: TopologySpec,
-    /// Jars per process (taken from the file for a `.top` topology unless given).
+    /// Jars per process (taken from the file for a `.top` topology unless given: then the file
+    /// must give every process's).
     pub tokens: Option<u32>,
     /// Actions (one-jar transfers, and sales with `internal`) per process.
     pub sends: u8,
@@ -240,6 +242,15 @@ pub enum ConfigError {
     Sends(u8),
     /// A topology file that cannot be read or parsed.
     File(FormatError),
+    /// A topology file's node line giving the id alone, without `tokens` to give every house's.
+    NoTokens {
+        /// The file.
+        file: String,
+        /// The node's line.
+        line: usize,
+        /// The node.
+        node: String,
+    },
     /// `procs` disagrees with the topology file.
     ProcsMismatch {
         /// Given.
@@ -349,6 +360,12 @@ impl Wording for ConfigError {
             ConfigError::Snapshots(n) => write!(f, "{} must be between 1 and 8, got {n}", name(Snapshots)),
             ConfigError::Sends(n) => write!(f, "{} must be at most 20, got {n}", name(Sends)),
             ConfigError::File(e) => write!(f, "{e}"),
+            ConfigError::NoTokens { file, line, node } => write!(
+                f,
+                "{file}:{line}: node {node} has no token count, but the model makes its initial state from one: \
+                 give `{node} TOKENS` here, or set {} for every house",
+                name(Tokens)
+            ),
             ConfigError::ProcsMismatch { procs, file, nodes } => {
                 write!(f, "{} disagrees with {file}, which has {nodes} nodes", Procs.with(procs, names))
             }
@@ -525,8 +542,16 @@ impl Config {
                         max: MAX_PROCESSES,
                     });
                 }
+                // A count missing from the file is needed only where `tokens` does not give them all.
+                let tokens = match (self.tokens, file.counts()) {
+                    (None, Err(FormatError { file, line, problem: Problem::NoTokens { node } })) => {
+                        return Err(ConfigError::NoTokens { file, line, node });
+                    }
+                    (None, Err(e)) => return Err(e.into()),
+                    (_, counts) => counts.ok(),
+                };
                 warnings = file.warnings;
-                (file.topology, Some(file.tokens), format!(" along the links of {name}"))
+                (file.topology, tokens, format!(" along the links of {name}"))
             }
             spec => {
                 let n = self.procs.unwrap_or(3);

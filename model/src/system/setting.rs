@@ -22,6 +22,8 @@ pub enum Names {
 pub enum Setting {
     /// Processes.
     Procs,
+    /// Initial tokens per process.
+    Tokens,
     /// Actions per process.
     Sends,
     /// Snapshot ids.
@@ -63,6 +65,7 @@ impl Setting {
     pub fn field(self) -> &'static str {
         match self {
             Setting::Procs => "procs",
+            Setting::Tokens => "tokens",
             Setting::Sends => "sends",
             Setting::Snapshots => "snapshots",
             Setting::Initiators => "initiators",
@@ -87,6 +90,7 @@ impl Setting {
     pub fn flag(self) -> &'static str {
         match self {
             Setting::Procs => "--procs",
+            Setting::Tokens => "--tokens",
             Setting::Sends => "--sends",
             Setting::Snapshots => "--snapshots",
             Setting::Initiators => "--initiators",
@@ -185,6 +189,29 @@ mod tests {
     }
 
     #[test]
+    fn a_top_without_token_counts_is_refused_naming_the_line_and_tokens_as_field_or_flag() {
+        use crate::system::config::TopologySpec;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ids.top");
+        std::fs::write(&path, "2\nA\nB 1\nA B\nB A\n").unwrap();
+        let file =
+            Config { procs: None, topology: TopologySpec::File(path.clone()), tokens: None, ..Config::default() };
+        let e = refused(Config { ..file.clone() });
+        let at = format!(
+            "{}:2: node A has no token count, but the model makes its initial state from one: give",
+            path.display()
+        );
+        assert_eq!(e.to_string(), format!("{at} `A TOKENS` here, or set tokens for every house"));
+        assert_eq!(
+            e.worded(Names::Flags).to_string(),
+            format!("{at} `A TOKENS` here, or set --tokens for every house")
+        );
+        // `tokens` gives every house's: the file's counts are not read.
+        let resolved = Config { tokens: Some(3), ..file }.resolve().expect("resolves");
+        assert_eq!(resolved.tokens, vec![3, 3]);
+    }
+
+    #[test]
     fn config_errors_name_fields_and_the_command_words_them_with_flags() {
         let e = refused(Config { procs: Some(17), ..Config::default() });
         assert_eq!(e.to_string(), "procs must be between 2 and 16, got 17");
@@ -217,6 +244,7 @@ mod tests {
     fn no_field_wording_names_a_flag() {
         let all = [
             Setting::Procs,
+            Setting::Tokens,
             Setting::Sends,
             Setting::Snapshots,
             Setting::Initiators,
